@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Why each dependency is here (keep this list short; see README "Dependencies"):
+// - swift-argument-parser: the `perfkit` command line.
+// - swift-log / swift-metrics: Probe reports stalls into the logging and metrics
+//   backends a service already runs.
+// - malloc-interposer: real allocation counts (LD_PRELOAD'ed into `perfkit run --allocations`).
+let package = Package(
+    name: "perfkit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "perfkit", targets: ["perfkit"]),
+        .library(name: "Probe", targets: ["Probe"]),
+        .library(name: "Harness", targets: ["Harness"]),
+        .library(name: "PixelArt", targets: ["PixelArt"]),
+        .library(name: "PerfReport", targets: ["PerfReport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+    ],
+    targets: [
+        // The report model: plain Codable data shared by every producer and consumer.
+        .target(name: "PerfReport"),
+        // Clock, rusage and perf_event_open access that Swift cannot express directly.
+        .target(name: "CHarness"),
+        // Declaring, measuring, analysing and comparing benchmarks.
+        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
+        .target(name: "DispatchBench", dependencies: ["Harness"]),
+        .target(name: "PixelArt", dependencies: []),
+        .target(
+            name: "Probe",
+            dependencies: [
+                "PerfReport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .executableTarget(
+            name: "perfkit",
+            dependencies: [
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+        .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+    ]
+)

@@ -1,0 +1,96 @@
+#define _GNU_SOURCE
+#include "CHarness.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+
+static uint64_t read_clock(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t charness_monotonic_ns(void) { return read_clock(CLOCK_MONOTONIC); }
+uint64_t charness_process_cpu_ns(void) { return read_clock(CLOCK_PROCESS_CPUTIME_ID); }
+uint64_t charness_thread_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
+
+uint64_t charness_monotonic_resolution_ns(void) {
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void charness_context_switches(int64_t *voluntary, int64_t *involuntary) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    *voluntary = usage.ru_nvcsw;
+    *involuntary = usage.ru_nivcsw;
+}
+
+static int open_counter(uint64_t config, int group_fd) {
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = config;
+    attr.disabled = group_fd == -1 ? 1 : 0;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    attr.inherit = 1; /* count threads the benchmark creates, too */
+    return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, 0);
+}
+
+int charness_counters_open(charness_counters *counters) {
+    counters->instructions_fd = -1;
+    counters->cycles_fd = -1;
+    /* inherit=1 cannot be combined with group reads, so the two counters are separate leaders. */
+    int instructions = open_counter(PERF_COUNT_HW_INSTRUCTIONS, -1);
+    if (instructions < 0) return errno;
+    int cycles = open_counter(PERF_COUNT_HW_CPU_CYCLES, -1);
+    if (cycles < 0) {
+        int saved = errno;
+        close(instructions);
+        return saved;
+    }
+    counters->instructions_fd = instructions;
+    counters->cycles_fd = cycles;
+    return 0;
+}
+
+void charness_counters_close(charness_counters *counters) {
+    if (counters->instructions_fd >= 0) close(counters->instructions_fd);
+    if (counters->cycles_fd >= 0) close(counters->cycles_fd);
+    counters->instructions_fd = -1;
+    counters->cycles_fd = -1;
+}
+
+void charness_counters_start(charness_counters *counters) {
+    ioctl(counters->instructions_fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(counters->cycles_fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(counters->instructions_fd, PERF_EVENT_IOC_ENABLE, 0);
+    ioctl(counters->cycles_fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+int charness_counters_stop(charness_counters *counters, uint64_t *instructions, uint64_t *cycles) {
+    ioctl(counters->instructions_fd, PERF_EVENT_IOC_DISABLE, 0);
+    ioctl(counters->cycles_fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (read(counters->instructions_fd, instructions, sizeof(*instructions)) != sizeof(*instructions)) return -1;
+    if (read(counters->cycles_fd, cycles, sizeof(*cycles)) != sizeof(*cycles)) return -1;
+    return 0;
+}
+
+int charness_running_on_valgrind(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }
+
+void charness_callgrind_start(void) {
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+}
+
+void charness_callgrind_stop(void) { CALLGRIND_TOGGLE_COLLECT; }

@@ -1,0 +1,1 @@
+/// DispatchBench: benchmarks that test what Swift dispatch, inout and GCD patterns cost.

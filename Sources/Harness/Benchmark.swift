@@ -1,0 +1,116 @@
+import PerfReport
+
+/// A benchmark: a `suite/group/case` path, optional parameters (input sizes), and a way to make
+/// a prepared instance whose `run(iterations:)` is the timed region.
+///
+/// Setup happens when the instance is made and teardown when it is released, both outside the
+/// timed region.
+public struct Benchmark: Sendable {
+    public let suite: String
+    public let group: String
+    public let name: String
+    /// Input sizes to run the benchmark at; empty for an unparameterised benchmark.
+    public let parameters: [Int]
+    /// Regression threshold in percent, when this benchmark is noisier (or quieter) than the default.
+    public let thresholdPercent: Double?
+    let throughputForParameter: @Sendable (Int?) -> Throughput?
+    let makeInstance: @Sendable (Int?) throws -> any BenchmarkInstance
+
+    /// The general form: `instantiate` does the setup for one parameter value and returns the
+    /// object that runs the timed iterations.
+    public init(
+        _ path: String,
+        parameters: [Int] = [],
+        throughput: @escaping @Sendable (Int?) -> Throughput? = { _ in nil },
+        thresholdPercent: Double? = nil,
+        instantiate: @escaping @Sendable (Int?) throws -> any BenchmarkInstance
+    ) {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        precondition(
+            parts.count == 3 && !parts.contains(where: \.isEmpty),
+            "benchmark path must be suite/group/case, got \(path)")
+        self.suite = parts[0]
+        self.group = parts[1]
+        self.name = parts[2]
+        self.parameters = parameters
+        self.thresholdPercent = thresholdPercent
+        self.throughputForParameter = throughput
+        self.makeInstance = instantiate
+    }
+
+    /// A benchmark whose body needs no prepared state.
+    public init(
+        _ path: String,
+        throughput: Throughput? = nil,
+        thresholdPercent: Double? = nil,
+        body: @escaping @Sendable (_ iterations: Int) -> Void
+    ) {
+        self.init(path, throughput: { _ in throughput }, thresholdPercent: thresholdPercent) { _ in
+            ClosureInstance(state: (), body: { _, n in body(n) }, teardown: nil)
+        }
+    }
+
+    /// A benchmark with state made by `setup` (untimed) for each parameter value, used by `body`
+    /// (timed) and released by `teardown` (untimed).
+    public init<State>(
+        _ path: String,
+        parameters: [Int] = [],
+        throughput: @escaping @Sendable (Int?) -> Throughput? = { _ in nil },
+        thresholdPercent: Double? = nil,
+        setup: @escaping @Sendable (_ parameter: Int?) throws -> State,
+        body: @escaping @Sendable (_ state: State, _ iterations: Int) -> Void,
+        teardown: (@Sendable (_ state: State) -> Void)? = nil
+    ) {
+        self.init(path, parameters: parameters, throughput: throughput, thresholdPercent: thresholdPercent) {
+            parameter in
+            ClosureInstance(state: try setup(parameter), body: body, teardown: teardown)
+        }
+    }
+
+    public var path: String { "\(suite)/\(group)/\(name)" }
+
+    /// The report id of one parameter value: `suite/group/case` or `suite/group/case[param]`.
+    public func id(parameter: Int?) -> String {
+        parameter.map { "\(path)[\($0)]" } ?? path
+    }
+
+    /// The ids this benchmark produces, one per parameter value.
+    public var ids: [String] { runParameters.map(id(parameter:)) }
+
+    /// `[nil]` for an unparameterised benchmark, so callers can always iterate.
+    public var runParameters: [Int?] { parameters.isEmpty ? [nil] : parameters.map { $0 } }
+
+    public func throughput(parameter: Int?) -> Throughput? { throughputForParameter(parameter) }
+
+    public func instantiate(parameter: Int?) throws -> any BenchmarkInstance { try makeInstance(parameter) }
+}
+
+/// A prepared benchmark: `run(iterations:)` is timed, everything else is not.
+public protocol BenchmarkInstance: AnyObject {
+    /// Runs the measured operation `iterations` times.
+    func run(iterations: Int)
+    /// Extra numbers the benchmark observed about itself (observer firings, peak threads, …),
+    /// read once after the last sample.
+    var counters: [String: Double] { get }
+    func tearDown()
+}
+
+extension BenchmarkInstance {
+    public var counters: [String: Double] { [:] }
+    public func tearDown() {}
+}
+
+final class ClosureInstance<State>: BenchmarkInstance {
+    let state: State
+    let body: (State, Int) -> Void
+    let teardown: ((State) -> Void)?
+
+    init(state: State, body: @escaping (State, Int) -> Void, teardown: ((State) -> Void)?) {
+        self.state = state
+        self.body = body
+        self.teardown = teardown
+    }
+
+    func run(iterations: Int) { body(state, iterations) }
+    func tearDown() { teardown?(state) }
+}

@@ -1,0 +1,105 @@
+/// Where a report was measured. Numbers from two different environments are not comparable
+/// for time, so the comparison and HTML views show this prominently.
+public struct Environment: Codable, Sendable, Equatable {
+    public var host: String
+    public var os: String
+    public var kernel: String
+    public var cpuModel: String
+    public var coreCount: Int
+    public var memoryBytes: UInt64?
+    public var swiftVersion: String
+    /// "release" or "debug".
+    public var buildConfiguration: String
+    public var gitCommit: String?
+    /// 1, 5 and 15 minute load averages at the start of the run.
+    public var loadAverage: [Double]
+    /// e.g. "performance" or "schedutil"; nil when the machine exposes no cpufreq governor.
+    public var cpuGovernor: String?
+
+    public init(
+        host: String, os: String, kernel: String, cpuModel: String, coreCount: Int, memoryBytes: UInt64?,
+        swiftVersion: String, buildConfiguration: String, gitCommit: String?, loadAverage: [Double],
+        cpuGovernor: String?
+    ) {
+        self.host = host
+        self.os = os
+        self.kernel = kernel
+        self.cpuModel = cpuModel
+        self.coreCount = coreCount
+        self.memoryBytes = memoryBytes
+        self.swiftVersion = swiftVersion
+        self.buildConfiguration = buildConfiguration
+        self.gitCommit = gitCommit
+        self.loadAverage = loadAverage
+        self.cpuGovernor = cpuGovernor
+    }
+}
+
+/// The knobs a run used, so a reader knows what the numbers are based on.
+public struct RunSettings: Codable, Sendable, Equatable {
+    public var filter: String?
+    public var quick: Bool
+    public var samples: Int
+    public var timeBudgetSeconds: Double
+    public var warmupSeconds: Double
+    public var minSampleNanoseconds: Double
+    public var allocations: Bool
+    public var instructions: Bool
+
+    public init(
+        filter: String?, quick: Bool, samples: Int, timeBudgetSeconds: Double, warmupSeconds: Double,
+        minSampleNanoseconds: Double, allocations: Bool, instructions: Bool
+    ) {
+        self.filter = filter
+        self.quick = quick
+        self.samples = samples
+        self.timeBudgetSeconds = timeBudgetSeconds
+        self.warmupSeconds = warmupSeconds
+        self.minSampleNanoseconds = minSampleNanoseconds
+        self.allocations = allocations
+        self.instructions = instructions
+    }
+}
+
+/// The measuring clock's own cost, measured at the start of every run.
+public struct ClockInfo: Codable, Sendable, Equatable {
+    /// e.g. "CLOCK_MONOTONIC".
+    public var source: String
+    /// Resolution reported by `clock_getres`, in ns.
+    public var resolutionNanoseconds: Double
+    /// Median cost of one back-to-back pair of clock reads, in ns; subtracted from every sample.
+    public var overheadNanoseconds: Double
+
+    public init(source: String, resolutionNanoseconds: Double, overheadNanoseconds: Double) {
+        self.source = source
+        self.resolutionNanoseconds = resolutionNanoseconds
+        self.overheadNanoseconds = overheadNanoseconds
+    }
+}
+
+/// A metric and whether it could be measured here. Unavailable metrics are listed with the
+/// reason instead of disappearing from the report.
+public struct MetricAvailability: Codable, Sendable, Equatable {
+    public var metric: Metric
+    public var available: Bool
+    /// Why not (for example "perf_event_open: hardware counters not supported on this machine"),
+    /// or why it was not requested.
+    public var reason: String?
+
+    public init(metric: Metric, available: Bool, reason: String? = nil) {
+        self.metric = metric
+        self.available = available
+        self.reason = reason
+    }
+}
+
+public enum Metric: String, Codable, Sendable, CaseIterable, Comparable {
+    case wallTime
+    case cpuTime
+    case contextSwitches
+    case allocations
+    case instructions
+    case cycles
+
+    public static func < (lhs: Metric, rhs: Metric) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The one document every part of perfkit writes and reads.
+///
+/// It is plain data: producers (the benchmark runner, Probe, `perfkit startup`) fill it in,
+/// consumers (`compare`, the HTML and Google Benchmark writers) read it. Bump
+/// ``Report/currentSchemaVersion`` and `Reports/schema/report.schema.json` together whenever
+/// a field changes meaning or a required field is added.
+public struct Report: Codable, Sendable, Equatable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var tool: ToolInfo
+    /// When the run started (ISO-8601 in JSON).
+    public var createdAt: Date
+    /// False when the run was interrupted (Ctrl-C) or a benchmark failed; what finished is kept.
+    public var complete: Bool
+    public var incompleteReason: String?
+    public var environment: Environment
+    public var settings: RunSettings
+    public var clock: ClockInfo
+    /// Every metric perfkit knows about, and whether this run could measure it.
+    public var metrics: [MetricAvailability]
+    public var benchmarks: [BenchmarkResult]
+    /// Present when the run was compared with a baseline (`perfkit run --baseline`).
+    public var comparison: Comparison?
+    /// Watchdog stalls recorded during the run (Probe), if any were collected.
+    public var stalls: [StallRecord]?
+    /// Startup-phase timings (`perfkit startup`), if any were collected.
+    public var startup: [StartupResult]?
+
+    public init(
+        tool: ToolInfo = ToolInfo(),
+        createdAt: Date,
+        complete: Bool = true,
+        incompleteReason: String? = nil,
+        environment: Environment,
+        settings: RunSettings,
+        clock: ClockInfo,
+        metrics: [MetricAvailability],
+        benchmarks: [BenchmarkResult],
+        comparison: Comparison? = nil,
+        stalls: [StallRecord]? = nil,
+        startup: [StartupResult]? = nil
+    ) {
+        self.schemaVersion = Report.currentSchemaVersion
+        self.tool = tool
+        self.createdAt = createdAt
+        self.complete = complete
+        self.incompleteReason = incompleteReason
+        self.environment = environment
+        self.settings = settings
+        self.clock = clock
+        self.metrics = metrics
+        self.benchmarks = benchmarks
+        self.comparison = comparison
+        self.stalls = stalls
+        self.startup = startup
+    }
+}
+
+public struct ToolInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+
+    public init(name: String = "perfkit", version: String = perfkitVersion) {
+        self.name = name
+        self.version = version
+    }
+}
+
+public let perfkitVersion = "0.1.0"

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Reading and writing reports: sorted keys, ISO-8601 dates, atomic writes, and errors that name
+/// the file and the problem in one line.
+public enum ReportCoding {
+    public struct LoadError: Error, CustomStringConvertible {
+        public var path: String
+        public var problem: String
+        public var description: String { "\(path): \(problem)" }
+    }
+
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
+    }
+
+    public static func encode(_ report: Report) throws -> Data {
+        var data = try encoder().encode(report)
+        data.append(0x0A)
+        return data
+    }
+
+    public static func write(_ report: Report, to url: URL) throws {
+        try AtomicFile.write(try encode(report), to: url)
+    }
+
+    /// Loads a report, checking its schema version before decoding the rest so that a report
+    /// from another version gets a clear message instead of a missing-key error.
+    public static func load(from url: URL) throws -> Report {
+        let path = url.path
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw LoadError(path: path, problem: "cannot read: \(readProblem(path))")
+        }
+        return try decode(data, path: path)
+    }
+
+    public static func decode(_ data: Data, path: String) throws -> Report {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw LoadError(path: path, problem: "not valid JSON: \(jsonPosition(of: error, in: data))")
+        }
+        guard let dictionary = object as? [String: Any] else {
+            throw LoadError(path: path, problem: "not a perfkit report: the top level is not a JSON object")
+        }
+        guard let version = dictionary["schemaVersion"] as? Int else {
+            throw LoadError(path: path, problem: "not a perfkit report: no integer \"schemaVersion\"")
+        }
+        guard version == Report.currentSchemaVersion else {
+            throw LoadError(
+                path: path,
+                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))")
+        }
+        do {
+            return try decoder().decode(Report.self, from: data)
+        } catch let error as DecodingError {
+            throw LoadError(path: path, problem: "does not match the report schema: \(describe(error))")
+        }
+    }
+
+    static func readProblem(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) { return "no such file" }
+        if isDirectory.boolValue { return "is a directory" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        return "read failed"
+    }
+
+    /// Describes a decoding error as `at <coding path>: <what>`.
+    public static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+            return keys.isEmpty ? "top level" : keys.joined()
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "at \(path(context)): missing key \"\(key.stringValue)\""
+        case .typeMismatch(let type, let context):
+            return "at \(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "at \(path(context)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            return "at \(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// Foundation's parser error text already gives line and column ("around line 3, column 7");
+    /// keep only that sentence so the message stays on one line.
+    static func jsonPosition(of error: Error, in data: Data) -> String {
+        let nsError = error as NSError
+        let text = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        let oneLine = text.replacingOccurrences(of: "\n", with: " ")
+        if data.isEmpty { return "the file is empty" }
+        return oneLine
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// One stall of a watched thread, as the Probe watchdog saw it.
+public struct StallRecord: Codable, Sendable, Equatable {
+    public enum Classification: String, Codable, Sendable {
+        /// Running, CPU time close to wall time.
+        case cpuBound = "cpu-bound"
+        /// Sleeping or in disk wait, CPU time close to zero.
+        case blocked
+        /// Runnable but given little CPU.
+        case starved
+        case unknown
+    }
+
+    /// The watchdog's name (e.g. "main" or "event-loop-0").
+    public var watchdog: String
+    public var threadID: Int32
+    public var start: Date
+    public var durationNanoseconds: Double
+    /// True when the stall was still going on when the report was taken.
+    public var ongoing: Bool
+    public var thresholdNanoseconds: Double
+    public var threadCPUNanoseconds: Double?
+    public var classification: Classification
+    /// Thread state at each sample: "R", "S", "D", … as in /proc/<pid>/task/<tid>/stat.
+    public var threadStates: [String]
+    public var sampleCount: Int
+    /// Samples that got no answer from the signal handler in time.
+    public var unansweredSamples: Int
+    /// Aggregated samples, root first: the basis of a flame graph.
+    public var callTree: CallTreeNode?
+    /// The most frequent stack, innermost frame first.
+    public var topStack: [StackFrame]
+    /// Stalls with the same top frames share a group key.
+    public var groupKey: String
+
+    public init(
+        watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
+        thresholdNanoseconds: Double, threadCPUNanoseconds: Double?, classification: Classification,
+        threadStates: [String], sampleCount: Int, unansweredSamples: Int, callTree: CallTreeNode?,
+        topStack: [StackFrame], groupKey: String
+    ) {
+        self.watchdog = watchdog
+        self.threadID = threadID
+        self.start = start
+        self.durationNanoseconds = durationNanoseconds
+        self.ongoing = ongoing
+        self.thresholdNanoseconds = thresholdNanoseconds
+        self.threadCPUNanoseconds = threadCPUNanoseconds
+        self.classification = classification
+        self.threadStates = threadStates
+        self.sampleCount = sampleCount
+        self.unansweredSamples = unansweredSamples
+        self.callTree = callTree
+        self.topStack = topStack
+        self.groupKey = groupKey
+    }
+}
+
+/// A resolved stack frame. `module`, `buildID` and `moduleOffset` let a stack be symbolicated
+/// again offline (`perfkit symbolicate`).
+public struct StackFrame: Codable, Sendable, Equatable, Hashable {
+    public var address: UInt64
+    /// Demangled name, or nil when no symbol covers the address.
+    public var symbol: String?
+    public var symbolOffset: UInt64?
+    public var module: String?
+    public var buildID: String?
+    public var moduleOffset: UInt64?
+    public var file: String?
+    public var line: Int?
+
+    public init(
+        address: UInt64, symbol: String? = nil, symbolOffset: UInt64? = nil, module: String? = nil,
+        buildID: String? = nil, moduleOffset: UInt64? = nil, file: String? = nil, line: Int? = nil
+    ) {
+        self.address = address
+        self.symbol = symbol
+        self.symbolOffset = symbolOffset
+        self.module = module
+        self.buildID = buildID
+        self.moduleOffset = moduleOffset
+        self.file = file
+        self.line = line
+    }
+}
+
+/// A node of an aggregated call tree: how many samples passed through this frame.
+public struct CallTreeNode: Codable, Sendable, Equatable {
+    public var frame: StackFrame?
+    public var count: Int
+    public var children: [CallTreeNode]
+
+    public init(frame: StackFrame?, count: Int, children: [CallTreeNode]) {
+        self.frame = frame
+        self.count = count
+        self.children = children
+    }
+}

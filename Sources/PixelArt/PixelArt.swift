@@ -1,0 +1,1 @@
+/// PixelArt: nearest-neighbour pixel scaling with PNG input and output.

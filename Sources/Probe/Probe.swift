@@ -1,0 +1,1 @@
+/// Probe: a stall watchdog and startup-phase timer for services.
