@@ -1,0 +1,34 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@main
+struct Perfkit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "perfkit",
+        abstract: "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
+        version: perfkitVersionString,
+        subcommands: [
+            ListCommand.self
+        ]
+    )
+
+    /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that
+    /// perfkit's exit codes are simply 0 (fine), 1 (usage or input error) and 2 (regression).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { printError(message + "\n") }
+                Glibc.exit(1)
+            }
+            exit(withError: error)
+        }
+    }
+}
