@@ -29,7 +29,9 @@ let package = Package(
         .target(name: "CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
-        .target(name: "DispatchBench", dependencies: ["Harness"]),
+        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque"]),
+        // Callees DispatchBench must reach across a module boundary (not @inlinable).
+        .target(name: "DispatchBenchOpaque"),
         .target(name: "PixelArt", dependencies: []),
         .target(
             name: "Probe",
@@ -49,5 +51,6 @@ let package = Package(
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
     ]
 )

@@ -1,9 +1,12 @@
+import DispatchBench
 import Harness
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
 /// adding its suite here.
 enum Suites {
     static var all: [BenchmarkSuite] {
-        []
+        [
+            dispatchBenchSuite,
+        ]
     }
 }
