@@ -6,9 +6,10 @@ import PerfReport
 
 public let dispatchBenchSuite = BenchmarkSuite(
     name: "DispatchBench",
-    benchmarks: dispatchCases.map(\.benchmark),
+    benchmarks: dispatchCases.map(\.benchmark) + inoutCases.map(\.benchmark),
     analyze: { results in
         let needsDisassembly = results.contains { $0.group == "dispatch" || $0.group == "particle" }
         let disassembler = needsDisassembly ? try? ExecutableDisassembler() : nil
         analyzeDispatch(&results, disassembler: disassembler)
+        analyzeInout(&results)
     })
