@@ -86,6 +86,28 @@ import Testing
         #expect(ranked.tieSizes.sorted() == [1, 1, 3])
     }
 
+    @Test func exactDistributionMatchesEnumeration() {
+        // Every way to choose which 4 of 9 ranked positions are x's (C(9, 4) = 126); U counts the
+        // y's below each x.
+        let m = 4
+        let n = 5
+        var counts = [Int](repeating: 0, count: m * n + 1)
+        for mask in 0..<(1 << (m + n)) where mask.nonzeroBitCount == m {
+            var u = 0
+            var ysBelow = 0
+            for position in 0..<(m + n) {
+                if mask & (1 << position) != 0 { u += ysBelow } else { ysBelow += 1 }
+            }
+            counts[u] += 1
+        }
+        var cumulative = 0
+        for k in 0...(m * n) {
+            cumulative += counts[k]
+            #expect(Self.close(MannWhitneyU.exactCumulativeProbability(atMost: k, m, n), Double(cumulative) / 126))
+            #expect(Self.close(MannWhitneyU.exactCumulativeProbability(atMost: k, n, m), Double(cumulative) / 126))
+        }
+    }
+
     @Test func exactDistributionIsSymmetricAndComplete() {
         // Sizes 3 and 4: C(7, 3) = 35 arrangements; U = 0 in exactly one of them.
         #expect(Self.close(MannWhitneyU.exactCumulativeProbability(atMost: 0, 3, 4), 1.0 / 35))
