@@ -409,5 +409,5 @@ public struct Comparator: Sendable {
 
     static func format(value: Double) -> String { String(format: "%.4g", value) }
 
-    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.2g", p) }
+    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.3g", p) }
 }

@@ -56,6 +56,7 @@ import Testing
         #expect(entry.adjustedPValue == entry.pValue)
         #expect(entry.explanation.contains("slower"))
         #expect(entry.explanation.contains("regressed beyond the 5.0% threshold"))
+        #expect(entry.explanation.contains("p<0.0001"))
         #expect(entry.baselineMedian == SampleStatistics.median(baseline))
         #expect(entry.currentMedian == SampleStatistics.median(current))
     }
@@ -90,6 +91,7 @@ import Testing
         let interval = entry.ratioConfidenceInterval!
         #expect(interval.upper > 1.05)
         #expect(entry.explanation.contains("cannot be ruled out"))
+        #expect(entry.explanation.contains(String(format: "p=%.3g", entry.pValue!)))
     }
 
     @Test func bootstrapOfTheRatioIsDeterministic() {
