@@ -49,7 +49,8 @@ public struct BenchmarkSession {
                     let id = benchmark.id(parameter: parameter)
                     progress(Progress(index: index, total: total, id: id, elapsedSeconds: seconds(since: start)))
                     do {
-                        if let measurement = try runner.measure(benchmark, parameter: parameter, shouldStop: shouldStop) {
+                        if let measurement = try runner.measure(benchmark, parameter: parameter, shouldStop: shouldStop)
+                        {
                             suiteResults.append(ResultAnalysis.result(of: measurement))
                         }
                     } catch {

@@ -29,7 +29,9 @@ public struct Comparator: Sendable {
     /// regression of the benchmarked code.
     public static let minimumCountDifference = 0.5
 
-    public init(thresholdPercent: Double = 5, alpha: Double = 0.05, confidenceLevel: Double = 0.95, resamples: Int = 2000) {
+    public init(
+        thresholdPercent: Double = 5, alpha: Double = 0.05, confidenceLevel: Double = 0.95, resamples: Int = 2000
+    ) {
         precondition(thresholdPercent >= 0, "threshold must not be negative")
         precondition(alpha > 0 && alpha < 1, "alpha must be in (0, 1)")
         precondition(confidenceLevel > 0 && confidenceLevel < 1, "confidence level must be in (0, 1)")
@@ -203,7 +205,9 @@ public struct Comparator: Sendable {
             let new = Bootstrap.resampledMedian(of: sortedCurrent, counts: &currentCounts, using: &generator)
             if old > 0 { ratios.append(new / old) }
         }
-        guard !ratios.isEmpty else { return ConfidenceInterval(lower: estimate, upper: estimate, level: confidenceLevel) }
+        guard !ratios.isEmpty else {
+            return ConfidenceInterval(lower: estimate, upper: estimate, level: confidenceLevel)
+        }
         let (lower, upper) = Bootstrap.percentileInterval(&ratios, level: confidenceLevel)
         return ConfidenceInterval(lower: min(lower, estimate), upper: max(upper, estimate), level: confidenceLevel)
     }
@@ -235,10 +239,12 @@ public struct Comparator: Sendable {
                 sentence += "improved beyond the \(thresholdText) threshold"
             } else if significant {
                 verdict = .noChange
-                sentence += "changed by \(Self.format(percent: Self.changePercent(ratio))), below the \(thresholdText) threshold"
+                sentence +=
+                    "changed by \(Self.format(percent: Self.changePercent(ratio))), below the \(thresholdText) threshold"
             } else if interval.upper > slowerLimit || interval.lower < fasterLimit {
                 verdict = .withinNoise
-                sentence += "not significant, but the interval reaches beyond ±\(thresholdText), so a change cannot be ruled out"
+                sentence +=
+                    "not significant, but the interval reaches beyond ±\(thresholdText), so a change cannot be ruled out"
             } else {
                 verdict = .noChange
                 sentence += "no significant change, and the interval stays within ±\(thresholdText)"
@@ -256,7 +262,8 @@ public struct Comparator: Sendable {
             explanation: sentence)
     }
 
-    func exactEntry(id: String, metric: Metric, baseline: Double, current: Double, threshold: Double) -> ComparisonEntry {
+    func exactEntry(id: String, metric: Metric, baseline: Double, current: Double, threshold: Double) -> ComparisonEntry
+    {
         let slowerLimit = 1 + threshold / 100
         let noun = Self.noun(metric)
         let thresholdText = Self.format(percent: threshold)

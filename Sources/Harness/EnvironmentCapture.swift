@@ -59,7 +59,8 @@ public enum EnvironmentCapture {
         #else
             let compiled = "6.1"
         #endif
-        if let line = run(["swift", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }),
+        if let line = run(["swift", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }
+        ),
             line.contains("Swift version \(compiled)")
         {
             return String(line)

@@ -25,7 +25,8 @@ final class HardwareCounters {
             case ENOENT, EOPNOTSUPP, ENODEV:
                 reason = "perf_event_open: hardware counters are not supported on this machine (\(errnoName(error)))"
             case EACCES, EPERM:
-                reason = "perf_event_open: not permitted (\(errnoName(error))); see /proc/sys/kernel/perf_event_paranoid"
+                reason =
+                    "perf_event_open: not permitted (\(errnoName(error))); see /proc/sys/kernel/perf_event_paranoid"
             default:
                 reason = "perf_event_open failed: \(errnoName(error))"
             }

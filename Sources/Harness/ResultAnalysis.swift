@@ -9,7 +9,8 @@ public enum ResultAnalysis {
         let cpuValues = samples.compactMap { sample in
             sample.cpuNanoseconds.map { $0 / Double(max(sample.iterations, 1)) }
         }
-        let cpu = cpuValues.count == samples.count && !cpuValues.isEmpty
+        let cpu =
+            cpuValues.count == samples.count && !cpuValues.isEmpty
             ? SampleStatistics.summarize(cpuValues) : nil
 
         var warnings = StabilityRules.warnings(for: wall, samples: samples)

@@ -33,7 +33,8 @@ public enum StabilityRules {
             warnings.append(
                 Warning(
                     rule: "too-few-samples",
-                    message: "only \(stats.count) samples (at least \(minimumSampleCount) are needed to judge the spread)"
+                    message:
+                        "only \(stats.count) samples (at least \(minimumSampleCount) are needed to judge the spread)"
                 ))
         }
         if stats.count > 0 && stats.median <= 0 {

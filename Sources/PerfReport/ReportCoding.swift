@@ -65,7 +65,8 @@ public enum ReportCoding {
         guard version == Report.currentSchemaVersion else {
             throw LoadError(
                 path: path,
-                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))")
+                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))"
+            )
         }
         do {
             return try decoder().decode(Report.self, from: data)

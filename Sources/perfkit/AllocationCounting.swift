@@ -46,6 +46,7 @@ struct InterposedAllocationCounter: AllocationCounter {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         execve("/proc/self/exe", argv, envp)
-        throw PerfkitError("--allocations: cannot re-execute perfkit with the interposer: \(String(cString: strerror(errno)))")
+        throw PerfkitError(
+            "--allocations: cannot re-execute perfkit with the interposer: \(String(cString: strerror(errno)))")
     }
 }

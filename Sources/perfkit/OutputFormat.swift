@@ -66,10 +66,8 @@ struct ReportWriter {
             suffix += 1
             directory = root.appendingPathComponent(formatter.string(from: timestamp) + "-\(suffix)")
         }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw PerfkitError("\(outputRoot): cannot create the report directory (\(problem(of: error)))")
+        if let problem = makeDirectories(directory.path) {
+            throw PerfkitError("\(directory.path): cannot create the report directory: \(problem)")
         }
         guard access(directory.path, W_OK) == 0 else {
             throw PerfkitError("\(directory.path): the report directory is not writable")
@@ -91,13 +89,20 @@ struct ReportWriter {
         return written
     }
 
-    static func problem(of error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
-        {
-            return String(cString: strerror(code.rawValue))
+    /// `mkdir -p`, returning the failing component and errno text instead of Foundation's
+    /// generic "the operation could not be completed".
+    static func makeDirectories(_ path: String) -> String? {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                return "\(current): \(String(cString: strerror(errno)))"
+            }
         }
-        return nsError.localizedDescription
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return "not a directory"
+        }
+        return nil
     }
 }

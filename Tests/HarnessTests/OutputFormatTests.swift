@@ -35,7 +35,10 @@ import Testing
         #expect(iterations[0]["bytes_per_second"] as? Double == 64 * 1e9 / 100)
         #expect(iterations[0]["allocations_per_op"] as? Double == 2)
         let aggregates = rows.filter { $0["run_type"] as? String == "aggregate" }
-        #expect(aggregates.map { $0["name"] as? String } == ["S/g/c/64_mean", "S/g/c/64_median", "S/g/c/64_stddev", "S/g/c/64_cv"])
+        #expect(
+            aggregates.map { $0["name"] as? String } == [
+                "S/g/c/64_mean", "S/g/c/64_median", "S/g/c/64_stddev", "S/g/c/64_cv",
+            ])
         #expect(aggregates.allSatisfy { $0["run_name"] as? String == "S/g/c/64" && $0["repetitions"] as? Int == 3 })
         #expect(aggregates[1]["real_time"] as? Double == 110)
         #expect(aggregates[3]["aggregate_unit"] as? String == "percentage")

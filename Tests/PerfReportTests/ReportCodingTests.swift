@@ -41,7 +41,8 @@ import Testing
     }
 
     @Test func missingFieldSaysWhere() throws {
-        var object = try JSONSerialization.jsonObject(with: try ReportCoding.encode(ReportFixtures.report()))
+        var object =
+            try JSONSerialization.jsonObject(with: try ReportCoding.encode(ReportFixtures.report()))
             as! [String: Any]
         var benchmarks = object["benchmarks"] as! [[String: Any]]
         benchmarks[0].removeValue(forKey: "wallTime")

@@ -8,9 +8,10 @@ public enum ResultTable {
         report.benchmarks.map { result in
             let stats = result.wallTime
             let ci = stats.medianConfidenceInterval
-            let throughput = result.throughput.map {
-                UnitFormat.rate($0.perSecond(nanosecondsPerOperation: stats.median), bytes: $0.unit == .bytes)
-            } ?? ""
+            let throughput =
+                result.throughput.map {
+                    UnitFormat.rate($0.perSecond(nanosecondsPerOperation: stats.median), bytes: $0.unit == .bytes)
+                } ?? ""
             var notes = result.warnings.map(\.rule)
             if let verdict = result.claim?.verdict { notes.insert("claim \(verdict.rawValue)", at: 0) }
             if let form = result.compiledForm?.kind { notes.insert(form.rawValue, at: 0) }

@@ -64,7 +64,8 @@ enum ComparisonText {
             let verdict = entry.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
             lines.append("\(verdict)  \(id)  \(entry.explanation)")
         }
-        let counts = "\(comparison.count(.regressed)) regressed, \(comparison.count(.improved)) improved, "
+        let counts =
+            "\(comparison.count(.regressed)) regressed, \(comparison.count(.improved)) improved, "
             + "\(comparison.count(.noChange)) no change, \(comparison.count(.withinNoise)) within noise"
         lines.append(counts)
         return lines.joined(separator: "\n") + "\n"

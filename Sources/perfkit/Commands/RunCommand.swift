@@ -27,7 +27,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Samples per benchmark (default 25, or 10 with --quick).")
     var samples: Int?
 
-    @Option(name: .customLong("time-budget"), help: "Seconds of measurement per benchmark (default 1, or 0.12 with --quick).")
+    @Option(
+        name: .customLong("time-budget"),
+        help: "Seconds of measurement per benchmark (default 1, or 0.12 with --quick).")
     var timeBudget: Double?
 
     @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
