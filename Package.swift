@@ -49,5 +49,7 @@ let package = Package(
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
+        .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
     ]
 )
