@@ -191,7 +191,8 @@ public struct Comparator: Sendable {
                     ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
                     thresholdPercent: threshold, verdict: .noChange,
                     explanation: (note ?? "")
-                        + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"))
+                        + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"
+                ))
         }
         let test = MannWhitneyU.test(baseline, current)
         var ratio: Double?

@@ -57,7 +57,8 @@ import Testing
     func writeReport(_ values: [Double], id: String = "S/g/c", to url: URL) throws {
         let samples = values.map { Sample(iterations: 1000, wallNanoseconds: $0 * 1000) }
         let stats = Statistics(
-            count: values.count, min: values.min()!, max: values.max()!, mean: values.reduce(0, +) / Double(values.count),
+            count: values.count, min: values.min()!, max: values.max()!,
+            mean: values.reduce(0, +) / Double(values.count),
             median: values.sorted()[values.count / 2], standardDeviation: 0, coefficientOfVariation: 0,
             medianAbsoluteDeviation: 0, p90: values.max()!, p99: values.max()!,
             medianConfidenceInterval: ConfidenceInterval(lower: values.min()!, upper: values.max()!, level: 0.95),
@@ -116,7 +117,9 @@ import Testing
 
         let malformed = try perfkit(["compare", good.path, broken.path])
         #expect(malformed.status == 1)
-        #expect(malformed.stderr == "Error: \(broken.path): not valid JSON: " + malformed.stderr.dropFirst("Error: \(broken.path): not valid JSON: ".count))
+        #expect(
+            malformed.stderr == "Error: \(broken.path): not valid JSON: "
+                + malformed.stderr.dropFirst("Error: \(broken.path): not valid JSON: ".count))
         #expect(malformed.stderr.contains("line 2"))
         #expect(malformed.stderr.split(separator: "\n").count == 1)
 
@@ -127,7 +130,9 @@ import Testing
         let usage = try perfkit(["compare", good.path])
         #expect(usage.status == 1)
 
-        let filter = try perfkit(["run", "--allow-debug-build", "--filter", "no-such-benchmark", "--output", directory.path])
+        let filter = try perfkit([
+            "run", "--allow-debug-build", "--filter", "no-such-benchmark", "--output", directory.path,
+        ])
         #expect(filter.status == 1)
         #expect(filter.stderr.contains("--filter 'no-such-benchmark': matches no benchmark"))
 
