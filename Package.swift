@@ -52,5 +52,7 @@ let package = Package(
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
+        // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
+        .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
     ]
 )

@@ -6,6 +6,7 @@ import Harness
 enum Suites {
     static var all: [BenchmarkSuite] {
         [
+            harnessSuite,
             dispatchBenchSuite,
         ]
     }
