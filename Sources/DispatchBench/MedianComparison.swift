@@ -1,28 +1,34 @@
 import Foundation
+import Harness
 import PerfReport
 
-/// Whether one benchmark's median wall time differs significantly from another's: only when
-/// their bootstrap 95% confidence intervals of the median do not overlap.
-enum MedianDifference: Equatable, Sendable {
-    case lower, higher, notSignificant
+/// Whether one benchmark's wall time differs significantly from another's: when the bootstrap 95%
+/// confidence intervals of their medians do not overlap, or else when a two-sided Mann-Whitney U
+/// test on the per-operation sample times gives p < 0.05 (the direction then from the medians).
+struct MedianDifference: Equatable, Sendable {
+    enum Direction: Equatable, Sendable { case lower, higher, notSignificant }
+
+    static let alpha = 0.05
+
+    var direction: Direction
+    var words: String
 
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult) {
         let a = result.wallTime.medianConfidenceInterval
         let b = baseline.wallTime.medianConfidenceInterval
-        if a.upper < b.lower {
-            self = .lower
-        } else if a.lower > b.upper {
-            self = .higher
-        } else {
-            self = .notSignificant
+        if a.upper < b.lower || a.lower > b.upper {
+            direction = a.upper < b.lower ? .lower : .higher
+            words = "significantly \(direction == .lower ? "faster" : "slower") (95% CIs of the median do not overlap)"
+            return
         }
-    }
-
-    var words: String {
-        switch self {
-        case .lower: "significantly faster (95% CIs of the median do not overlap)"
-        case .higher: "significantly slower (95% CIs of the median do not overlap)"
-        case .notSignificant: "no significant difference (95% CIs of the median overlap)"
+        let test = MannWhitneyU.test(result.wallNanosecondsPerOperation, baseline.wallNanosecondsPerOperation)
+        let p = String(format: "%.3g", test.pValue)
+        if test.pValue < Self.alpha && result.wallTime.median != baseline.wallTime.median {
+            direction = result.wallTime.median < baseline.wallTime.median ? .lower : .higher
+            words = "significantly \(direction == .lower ? "faster" : "slower") (CIs overlap, Mann-Whitney p = \(p))"
+        } else {
+            direction = .notSignificant
+            words = "no significant difference (CIs overlap, Mann-Whitney p = \(p))"
         }
     }
 }

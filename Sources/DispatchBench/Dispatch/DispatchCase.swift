@@ -44,17 +44,18 @@ extension DispatchCase {
         }
         var timingHeld: Bool?
         if let timing {
-            let (baselineName, wanted): (String, MedianDifference) =
+            let (baselineName, wanted): (String, MedianDifference.Direction) =
                 switch timing {
                 case .slowerThan(let name): (name, .higher)
                 case .fasterThan(let name): (name, .lower)
                 }
             if let baseline = results.first(where: { $0.group == group && $0.name == baselineName }) {
-                let observed = MedianDifference(result, comparedTo: baseline)
+                let difference = MedianDifference(result, comparedTo: baseline)
+                let observed = difference.direction
                 let baselineForm = baseline.compiledForm.map { " (compiled as \($0.kind.rawValue))" } ?? ""
                 evidence.append(
                     "median \(Describe.median(result)) vs \(baselineName)\(baselineForm) \(Describe.median(baseline)), "
-                        + "\(Describe.ratio(result, baseline)): \(observed.words)")
+                        + "\(Describe.ratio(result, baseline)): \(difference.words)")
                 timingHeld = observed == wanted ? true : (observed == .notSignificant ? nil : false)
             } else {
                 evidence.append("median \(Describe.median(result)); \(baselineName) was not run, so no comparison")

@@ -59,9 +59,9 @@ private func copies(
         evidence +=
             "; median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
         if factor > 1 { evidence += " (claim needs ≥ \(formatCount(factor))×)" }
-        if !copiesHeld || difference == .lower { return (.didNotHold, evidence) }
-        if difference == .higher && ratio >= factor { return (.held, evidence) }
-        return (difference == .higher ? .didNotHold : .inconclusive, evidence)
+        if !copiesHeld || difference.direction == .lower { return (.didNotHold, evidence) }
+        if difference.direction == .higher && ratio >= factor { return (.held, evidence) }
+        return (difference.direction == .higher ? .didNotHold : .inconclusive, evidence)
     }
 }
 
