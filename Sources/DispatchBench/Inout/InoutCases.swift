@@ -1,32 +1,17 @@
 import Harness
 import PerfReport
 
-/// One inout benchmark: what it claims and how its counters (and times) decide the claim.
-struct InoutCase: Sendable {
-    var name: String
-    var statement: String
-    var benchmark: Benchmark
-    var judge: @Sendable (_ result: BenchmarkResult, _ all: [BenchmarkResult]) -> (Claim.Verdict, String)
-
-    var path: String { "DispatchBench/inout/\(name)" }
-}
-
 private func inoutCase<Subject>(
     _ name: String, _ statement: String, make: @escaping @Sendable () -> Subject,
     body: @escaping (Subject, Int) -> Void, counters: @escaping (Subject) -> [String: Double],
-    judge: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String)
-) -> InoutCase {
-    nonisolated(unsafe) let body = body
-    nonisolated(unsafe) let counters = counters
-    return InoutCase(
-        name: name, statement: statement,
-        benchmark: Benchmark("DispatchBench/inout/\(name)", throughput: { _ in .items(1) }) { _ in
-            CountingInstance(make(), body: body, counters: counters)
-        }, judge: judge)
+    judge: @escaping ClaimedBenchmark.Judge
+) -> ClaimedBenchmark {
+    ClaimedBenchmark(
+        "DispatchBench/inout/\(name)", statement, make: { _ in make() }, body: body, counters: counters, judge: judge)
 }
 
 /// "held" when `counter` is exactly `expected` (these are counts, not times: no noise to allow for).
-private func exactly(_ counter: String, _ expected: Double, _ what: String) -> @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String) {
+private func exactly(_ counter: String, _ expected: Double, _ what: String) -> ClaimedBenchmark.Judge {
     { result, _ in
         guard let observed = result.counters[counter] else { return (.inconclusive, "counter \(counter) missing") }
         let evidence = "\(what): \(formatCount(observed)) (expected \(formatCount(expected))); median \(Describe.median(result))"
@@ -42,7 +27,7 @@ func formatCount(_ value: Double) -> String {
 /// slower than that case, by at least `factor`.
 private func copies(
     _ expectedCopies: Double, slowerThan baselineName: String? = nil, factor: Double = 1
-) -> @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String) {
+) -> ClaimedBenchmark.Judge {
     { result, all in
         guard let perCall = result.counters["copiesPerCall"] else { return (.inconclusive, "counter copiesPerCall missing") }
         let copiesHeld = abs(perCall - expectedCopies) < 0.01
@@ -65,7 +50,7 @@ private func copies(
     }
 }
 
-let inoutCases: [InoutCase] = [
+let inoutCases: [ClaimedBenchmark] = [
     inoutCase(
         "observer-fires-once",
         "An inout argument is written back once, on return: didSet fires exactly once per call however many writes the callee makes (here \(inoutWritesPerCall)).",
@@ -264,11 +249,3 @@ final class CopyCounterBox {
     var value = CopyCounter()
 }
 
-func analyzeInout(_ results: inout [BenchmarkResult]) {
-    let all = results
-    for inoutCase in inoutCases {
-        guard let index = results.firstIndex(where: { $0.id == inoutCase.path }) else { continue }
-        let (verdict, evidence) = inoutCase.judge(results[index], all)
-        results[index].claim = Claim(statement: inoutCase.statement, verdict: verdict, evidence: evidence)
-    }
-}
