@@ -41,7 +41,8 @@ struct ClaimedBenchmark: Sendable {
 func analyzeClaims(_ cases: [ClaimedBenchmark], _ results: inout [BenchmarkResult]) {
     let all = results
     for claimed in cases {
-        for index in results.indices where results[index].suite == claimed.benchmark.suite
+        for index in results.indices
+        where results[index].suite == claimed.benchmark.suite
             && results[index].group == claimed.benchmark.group && results[index].name == claimed.benchmark.name
         {
             let (verdict, evidence) = claimed.judge(results[index], all)

@@ -60,7 +60,8 @@ enum Describe {
 enum BuildConfiguration {
     #if DEBUG
         static let isOptimized = false
-        static let note = "debug build (-Onone, no whole-module optimisation): compiled forms are not what a release build does"
+        static let note =
+            "debug build (-Onone, no whole-module optimisation): compiled forms are not what a release build does"
     #else
         static let isOptimized = true
         static let note = "release build (-O, whole-module optimisation)"

@@ -53,7 +53,9 @@ import Testing
         #expect(results.count == dispatchCases.count)
         for result in results {
             #expect(result.claim != nil, "\(result.id) has no claim")
-            #expect(result.compiledForm.map { $0.kind != .unknown } == true, "\(result.id): \(String(describing: result.compiledForm))")
+            #expect(
+                result.compiledForm.map { $0.kind != .unknown } == true,
+                "\(result.id): \(String(describing: result.compiledForm))")
         }
         #expect(Set(results.map(\.id)).count == results.count)
     }

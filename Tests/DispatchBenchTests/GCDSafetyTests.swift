@@ -76,7 +76,9 @@ import Testing
         compile.waitUntilExit()
         try #require(compile.terminationStatus == 0)
 
-        func runChild(_ arguments: [String]) throws -> (output: String, reason: Process.TerminationReason, timedOut: Bool) {
+        func runChild(_ arguments: [String]) throws -> (
+            output: String, reason: Process.TerminationReason, timedOut: Bool
+        ) {
             let child = Process()
             child.executableURL = URL(fileURLWithPath: binary)
             child.arguments = arguments

@@ -110,7 +110,9 @@ public struct CompiledFormClassifier {
                 evidence.append("no call to \(names.isEmpty ? "a callee" : names) in \(instructionCount) instructions")
             }
             if !direct.isEmpty {
-                let note = kind == .direct ? "direct call" : "direct call next to the dynamic one (speculative devirtualisation)"
+                let note =
+                    kind == .direct
+                    ? "direct call" : "direct call next to the dynamic one (speculative devirtualisation)"
                 evidence += direct.prefix(3).map { "\(note): \($0)" }
             }
             return CompiledForm(kind: kind, symbol: symbol, evidence: evidence)

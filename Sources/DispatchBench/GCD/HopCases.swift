@@ -48,7 +48,9 @@ let hopCases: [ClaimedBenchmark] = [
         "DispatchBench/gcd/hop-async-after-1ms",
         "asyncAfter fires close to the requested 1 ms: median lateness under 10% (100 µs).",
         thresholdPercent: 25,
-        make: { _ in (DispatchQueue(label: "perfkit.dispatchbench.timer"), DispatchSemaphore(value: 0), LatenessRecorder()) },
+        make: { _ in
+            (DispatchQueue(label: "perfkit.dispatchbench.timer"), DispatchSemaphore(value: 0), LatenessRecorder())
+        },
         body: { subject, n in
             let (queue, fired, recorder) = subject
             for _ in 0..<n {
@@ -68,7 +70,8 @@ let hopCases: [ClaimedBenchmark] = [
             }
             let p99 = result.counters["p99LatenessMicroseconds"] ?? .nan
             let evidence = String(
-                format: "requested %.0f µs; median lateness %.1f µs, p99 %.1f µs over %.0f firings", asyncAfterDelayMicroseconds,
+                format: "requested %.0f µs; median lateness %.1f µs, p99 %.1f µs over %.0f firings",
+                asyncAfterDelayMicroseconds,
                 median, p99, result.counters["firings"] ?? 0)
             return (median < asyncAfterDelayMicroseconds / 10 ? .held : .didNotHold, evidence)
         }),

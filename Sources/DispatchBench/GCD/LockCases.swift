@@ -112,17 +112,24 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
             parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
             make: { parameter in
                 // Actor accesses run as tasks on the cooperative pool; the gang is only for the others.
-                (mechanism.makeCounter(), ActorCounter(), ThreadGang(count: mechanism == .actor ? 0 : parameter ?? 2), parameter ?? 2)
+                (
+                    mechanism.makeCounter(), ActorCounter(),
+                    ThreadGang(count: mechanism == .actor ? 0 : parameter ?? 2), parameter ?? 2
+                )
             },
             body: { subject, n in
-                contend(mechanism, gang: subject.2, readPercent: readPercent, iterations: n, counter: subject.0, actor: subject.1, tasks: subject.3)
+                contend(
+                    mechanism, gang: subject.2, readPercent: readPercent, iterations: n, counter: subject.0,
+                    actor: subject.1, tasks: subject.3)
             },
             counters: { subject in ["threads": Double(subject.3), "readPercent": Double(readPercent)] },
             teardown: { subject in subject.2.stop() },
-            judge: compared(to: lockName(claim.baseline, readPercent), faster: claim.faster, note: { result, all in
-                guard mechanism == .concurrentBarrier else { return "" }
-                return barrierSummary(all)
-            }))
+            judge: compared(
+                to: lockName(claim.baseline, readPercent), faster: claim.faster,
+                note: { result, all in
+                    guard mechanism == .concurrentBarrier else { return "" }
+                    return barrierSummary(all)
+                }))
     }
 }
 
@@ -133,11 +140,17 @@ private func barrierSummary(_ all: [BenchmarkResult]) -> String {
     for readPercent in lockReadPercents {
         for threads in lockThreadCounts {
             guard
-                let barrier = all.first(where: { $0.name == lockName(.concurrentBarrier, readPercent) && $0.parameter == threads }),
-                let serial = all.first(where: { $0.name == lockName(.serialQueue, readPercent) && $0.parameter == threads })
+                let barrier = all.first(where: {
+                    $0.name == lockName(.concurrentBarrier, readPercent) && $0.parameter == threads
+                }),
+                let serial = all.first(where: {
+                    $0.name == lockName(.serialQueue, readPercent) && $0.parameter == threads
+                })
             else { continue }
             total += 1
-            if MedianDifference(barrier, comparedTo: serial).direction == .lower { wins.append("\(readPercent)% reads × \(threads) threads") }
+            if MedianDifference(barrier, comparedTo: serial).direction == .lower {
+                wins.append("\(readPercent)% reads × \(threads) threads")
+            }
         }
     }
     guard total > 0 else { return "" }

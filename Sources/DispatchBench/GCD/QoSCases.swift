@@ -65,11 +65,12 @@ let qosCases: [ClaimedBenchmark] = [
                 return (.inconclusive, "no rounds recorded")
             }
             let evidence = String(
-                format: "%.0f%% of .userInitiated items finished in the first half (50%% = no preference) over %.0f rounds of %d + %d items of %.0f µs on %d cores",
+                format:
+                    "%.0f%% of .userInitiated items finished in the first half (50%% = no preference) over %.0f rounds of %d + %d items of %.0f µs on %d cores",
                 fraction * 100, result.counters["rounds"] ?? 0, qosItemsPerClass, qosItemsPerClass, qosItemMicroseconds,
                 processorCount)
             if fraction >= 0.75 { return (.held, evidence) }
             if fraction <= 0.6 { return (.didNotHold, evidence) }
             return (.inconclusive, evidence)
-        }),
+        })
 ]

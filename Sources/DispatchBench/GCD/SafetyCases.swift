@@ -71,7 +71,9 @@ let safetyCases: [ClaimedBenchmark] = [
         "DispatchBench/gcd/safety-serial-exclusive",
         "A serial queue never runs two blocks at once, and finishes them in submission order.",
         thresholdPercent: 25,
-        make: { _ in (DispatchQueue(label: "perfkit.dispatchbench.serial-safety"), ConcurrencyGauge(), CompletionOrder()) },
+        make: { _ in
+            (DispatchQueue(label: "perfkit.dispatchbench.serial-safety"), ConcurrencyGauge(), CompletionOrder())
+        },
         body: { subject, n in for _ in 0..<n { runSafetyRound(on: subject.0, gauge: subject.1, order: subject.2) } },
         counters: { $0.2.counters.merging(["peakConcurrentBlocks": Double($0.1.peak)]) { a, _ in a } },
         judge: { result, _ in
@@ -86,7 +88,10 @@ let safetyCases: [ClaimedBenchmark] = [
         "A concurrent queue runs blocks at the same time and can finish them out of submission order.",
         thresholdPercent: 25,
         make: { _ in
-            (DispatchQueue(label: "perfkit.dispatchbench.concurrent-safety", attributes: .concurrent), ConcurrencyGauge(), CompletionOrder())
+            (
+                DispatchQueue(label: "perfkit.dispatchbench.concurrent-safety", attributes: .concurrent),
+                ConcurrencyGauge(), CompletionOrder()
+            )
         },
         body: { subject, n in for _ in 0..<n { runHandshakeRound(on: subject.0, gauge: subject.1, order: subject.2) } },
         counters: { $0.2.counters.merging(["peakConcurrentBlocks": Double($0.1.peak)]) { a, _ in a } },

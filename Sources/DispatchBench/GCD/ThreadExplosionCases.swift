@@ -44,7 +44,9 @@ private func explosionCase(
 }
 
 /// "held" when the peak number of blocking items running at once satisfies `predicate`.
-private func peakConcurrency(_ expectation: String, _ predicate: @escaping @Sendable (Int) -> Bool) -> ClaimedBenchmark.Judge {
+private func peakConcurrency(_ expectation: String, _ predicate: @escaping @Sendable (Int) -> Bool)
+    -> ClaimedBenchmark.Judge
+{
     { result, _ in
         guard let peak = result.counters["peakConcurrentItems"] else { return (.inconclusive, "no counters") }
         let threads = result.counters["peakProcessThreads"] ?? 0

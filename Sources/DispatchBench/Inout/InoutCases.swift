@@ -14,7 +14,8 @@ private func inoutCase<Subject>(
 private func exactly(_ counter: String, _ expected: Double, _ what: String) -> ClaimedBenchmark.Judge {
     { result, _ in
         guard let observed = result.counters[counter] else { return (.inconclusive, "counter \(counter) missing") }
-        let evidence = "\(what): \(formatCount(observed)) (expected \(formatCount(expected))); median \(Describe.median(result))"
+        let evidence =
+            "\(what): \(formatCount(observed)) (expected \(formatCount(expected))); median \(Describe.median(result))"
         return (observed == expected ? .held : .didNotHold, evidence)
     }
 }
@@ -29,7 +30,9 @@ private func copies(
     _ expectedCopies: Double, slowerThan baselineName: String? = nil, factor: Double = 1
 ) -> ClaimedBenchmark.Judge {
     { result, all in
-        guard let perCall = result.counters["copiesPerCall"] else { return (.inconclusive, "counter copiesPerCall missing") }
+        guard let perCall = result.counters["copiesPerCall"] else {
+            return (.inconclusive, "counter copiesPerCall missing")
+        }
         let copiesHeld = abs(perCall - expectedCopies) < 0.01
         var evidence =
             "\(String(format: "%.2f", perCall)) buffer copies per call (\(formatCount(result.counters["bytesCopiedPerCall"] ?? 0)) bytes), expected \(formatCount(expectedCopies))"
@@ -37,7 +40,9 @@ private func copies(
             return (copiesHeld ? .held : .didNotHold, evidence + "; median \(Describe.median(result))")
         }
         guard let baseline = all.first(where: { $0.group == "inout" && $0.name == baselineName }) else {
-            return (copiesHeld ? .inconclusive : .didNotHold, evidence + "; \(baselineName) not run, no time comparison")
+            return (
+                copiesHeld ? .inconclusive : .didNotHold, evidence + "; \(baselineName) not run, no time comparison"
+            )
         }
         let difference = MedianDifference(result, comparedTo: baseline)
         let ratio = baseline.wallTime.median > 0 ? result.wallTime.median / baseline.wallTime.median : 0
@@ -61,7 +66,12 @@ let inoutCases: [ClaimedBenchmark] = [
                 subject.callMade()
             }
         },
-        counters: { ["didSetPerCall": Double($0.didSetFirings) / Double(max($0.calls, 1)), "writesPerCall": Double(inoutWritesPerCall)] },
+        counters: {
+            [
+                "didSetPerCall": Double($0.didSetFirings) / Double(max($0.calls, 1)),
+                "writesPerCall": Double(inoutWritesPerCall),
+            ]
+        },
         judge: exactly("didSetPerCall", 1, "didSet firings per call")),
     inoutCase(
         "reads-see-old-value",
@@ -103,7 +113,10 @@ let inoutCases: [ClaimedBenchmark] = [
         },
         counters: { subject in
             let calls = Double(max(subject.setterCalls, 1))
-            return ["getterPerCall": Double(subject.getterCalls) / calls, "setterPerCall": Double(subject.setterCalls) / calls]
+            return [
+                "getterPerCall": Double(subject.getterCalls) / calls,
+                "setterPerCall": Double(subject.setterCalls) / calls,
+            ]
         },
         judge: { result, _ in
             let getter = result.counters["getterPerCall"] ?? 0
@@ -126,14 +139,19 @@ let inoutCases: [ClaimedBenchmark] = [
             let stored = subjects.0.value
             writeRepeatedly(&subjects.0.value, times: inoutWritesPerCall)
             writeRepeatedly(&subjects.1.value, times: inoutWritesPerCall)
-            return ["storedResult": Double(subjects.0.value - stored), "copyInCopyOutResult": Double(subjects.1.storage - stored)]
+            return [
+                "storedResult": Double(subjects.0.value - stored),
+                "copyInCopyOutResult": Double(subjects.1.storage - stored),
+            ]
         },
         judge: { result, all in
             let stored = result.counters["storedResult"] ?? -1
             let copied = result.counters["copyInCopyOutResult"] ?? -2
-            var evidence = "by-address result +\(formatCount(stored)), copy-in copy-out result +\(formatCount(copied)); median \(Describe.median(result))"
+            var evidence =
+                "by-address result +\(formatCount(stored)), copy-in copy-out result +\(formatCount(copied)); median \(Describe.median(result))"
             if let computed = all.first(where: { $0.id == "DispatchBench/inout/computed-get-set-once" }) {
-                evidence += " vs computed property \(Describe.median(computed)): \(MedianDifference(result, comparedTo: computed).words)"
+                evidence +=
+                    " vs computed property \(Describe.median(computed)): \(MedianDifference(result, comparedTo: computed).words)"
             }
             return (stored == copied && stored == Double(inoutWritesPerCall) ? .held : .didNotHold, evidence)
         }),
@@ -248,4 +266,3 @@ let inoutCases: [ClaimedBenchmark] = [
 final class CopyCounterBox {
     var value = CopyCounter()
 }
-
