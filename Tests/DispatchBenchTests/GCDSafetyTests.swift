@@ -158,7 +158,7 @@ import Testing
 
     @Test func overlappingIntervalsFallBackToMannWhitney() {
         let low = (0..<20).map { 10 + Double($0) * 0.01 }
-        let high = (0..<20).map { 10.5 + Double($0) * 0.01 }
+        let high = (0..<20).map { 11 + Double($0) * 0.01 }
         let a = result(low, lower: 9, upper: 12)
         let b = result(high, lower: 9, upper: 12)
         let difference = MedianDifference(b, comparedTo: a)
@@ -166,5 +166,11 @@ import Testing
         #expect(difference.words.contains("Mann-Whitney"))
         let same = MedianDifference(result(low, lower: 9, upper: 12), comparedTo: a)
         #expect(same.direction == .notSignificant)
+    }
+
+    @Test func tinyDifferencesDoNotCountHoweverSignificant() {
+        let a = result([10, 10.01, 10.02], lower: 10, upper: 10.02)
+        let b = result([10.2, 10.21, 10.22], lower: 10.2, upper: 10.22)
+        #expect(MedianDifference(b, comparedTo: a).direction == .notSignificant)
     }
 }
