@@ -8,7 +8,7 @@ public let dispatchBenchSuite = BenchmarkSuite(
     name: "DispatchBench",
     benchmarks: dispatchCases.map(\.benchmark) + claimedCases.map(\.benchmark),
     analyze: { results in
-        let needsDisassembly = results.contains { $0.group == "dispatch" || $0.group == "particle" }
+        let needsDisassembly = results.contains { $0.group == "dispatch" }
         let disassembler = needsDisassembly ? try? ExecutableDisassembler() : nil
         analyzeDispatch(&results, disassembler: disassembler)
         analyzeClaims(claimedCases, &results)

@@ -157,6 +157,6 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         #expect(try form("DispatchBench/dispatch/closure") == .indirect)
         #expect(try form("DispatchBench/dispatch/cross-module-call") == .direct)
         #expect(try form("DispatchBench/dispatch/final-class") == .direct)
-        #expect(try form("DispatchBench/particle/open") == .vtable)
+        #expect(try form("DispatchBench/dispatch/particle-open") == .vtable)
     }
 }

@@ -138,10 +138,11 @@ private func particleCase<Model: AnyObject>(
     body: @escaping @Sendable ([Model], Int) -> Void
 ) -> DispatchCase {
     var result = DispatchCase(
-        group: "particle", name: name, statement: statement, expectedForms: forms, kernel: kernel(kernelName),
+        group: "dispatch", name: "particle-\(name)", statement: statement, expectedForms: forms,
+        kernel: kernel(kernelName),
         target: CallTarget(calleeFragments: particleCalls), timing: timing,
         benchmark: Benchmark(
-            "DispatchBench/particle/\(name)", throughput: { _ in .items(1) },
+            "DispatchBench/dispatch/particle-\(name)", throughput: { _ in .items(1) },
             setup: { _ in runtimeReceivers { _ in make() } },
             body: { models, n in
                 body(models, n)
@@ -159,28 +160,28 @@ let particleCases: [DispatchCase] = [
     particleCase(
         "plain", type: "ParticleModel",
         "Without `final`, ParticleModel's update, updatePoint and property setters are called through the vtable, so it is slower than the final class.",
-        forms: [.vtable], kernel: "particleKernelPlain", timing: .slowerThan("final-class"),
+        forms: [.vtable], kernel: "particleKernelPlain", timing: .slowerThan("particle-final-class"),
         make: { ParticleModel() }, body: particleKernelPlain),
     particleCase(
         "final-members", type: "ParticleModelFinalMembers",
         "`final` members make updatePoint and the property setters static calls, so it is faster than the plain form.",
-        forms: DispatchCase.staticForms, kernel: "particleKernelFinalMembers", timing: .fasterThan("plain"),
+        forms: DispatchCase.staticForms, kernel: "particleKernelFinalMembers", timing: .fasterThan("particle-plain"),
         innerDecides: true,
         make: { ParticleModelFinalMembers() }, body: particleKernelFinalMembers),
     particleCase(
         "final-class", type: "ParticleModelFinalClass",
         "A `final class` ParticleModel has only static calls, so it is faster than the plain form.",
-        forms: DispatchCase.staticForms, kernel: "particleKernelFinalClass", timing: .fasterThan("plain"),
+        forms: DispatchCase.staticForms, kernel: "particleKernelFinalClass", timing: .fasterThan("particle-plain"),
         make: { ParticleModelFinalClass() }, body: particleKernelFinalClass),
     particleCase(
         "private", type: "ParticleModelPrivate",
         "`private` members of ParticleModel are inferred final: updatePoint and the property setters are static, so it is faster than the plain form.",
-        forms: DispatchCase.staticForms, kernel: "particleKernelPrivate", timing: .fasterThan("plain"),
+        forms: DispatchCase.staticForms, kernel: "particleKernelPrivate", timing: .fasterThan("particle-plain"),
         innerDecides: true,
         make: { ParticleModelPrivate() }, body: particleKernelPrivate),
     particleCase(
         "open", type: "ParticleModelOpen",
         "An `open` ParticleModel (subclassable by other modules) keeps its vtable calls and is slower than the final class.",
-        forms: [.vtable], kernel: "particleKernelOpen", timing: .slowerThan("final-class"),
+        forms: [.vtable], kernel: "particleKernelOpen", timing: .slowerThan("particle-final-class"),
         make: { ParticleModelOpen() }, body: particleKernelOpen),
 ]
