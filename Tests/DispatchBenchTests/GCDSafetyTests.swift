@@ -174,3 +174,30 @@ import Testing
         #expect(MedianDifference(b, comparedTo: a).direction == .notSignificant)
     }
 }
+
+@Suite struct GCDJudgeTests {
+    private func verdict(_ claimed: ClaimedBenchmark, _ counters: [String: Double]) -> Claim.Verdict {
+        var result = LocalDriver.result(claimed.benchmark.path, median: 1, halfWidth: 0.1)
+        result.counters = counters
+        return claimed.judge(result, [result]).0
+    }
+
+    @Test func qosNeedsASignificantAndLargeEnoughPreference() {
+        let qos = qosCases[0]
+        #expect(verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .held)
+        #expect(
+            verdict(qos, ["userInitiatedInFirstHalf": 0.52, "userInitiatedItems": 40, "rounds": 10]) == .didNotHold)
+        #expect(
+            verdict(qos, ["userInitiatedInFirstHalf": 0.56, "userInitiatedItems": 4000, "rounds": 1000])
+                == .inconclusive)
+    }
+
+    @Test func threadExplosionIsJudgedOnPeakConcurrency() throws {
+        let global = try #require(threadExplosionCases.first { $0.benchmark.name == "explosion-global-queue" })
+        #expect(verdict(global, ["peakConcurrentItems": Double(2 * processorCount)]) == .held)
+        #expect(verdict(global, ["peakConcurrentItems": Double(processorCount)]) == .didNotHold)
+        if processorCount > 1 {
+            #expect(verdict(global, ["peakConcurrentItems": Double(processorCount + 1)]) == .inconclusive)
+        }
+    }
+}

@@ -36,6 +36,9 @@ private func copies(
         let copiesHeld = abs(perCall - expectedCopies) < 0.01
         var evidence =
             "\(String(format: "%.2f", perCall)) buffer copies per call (\(formatCount(result.counters["bytesCopiedPerCall"] ?? 0)) bytes), expected \(formatCount(expectedCopies))"
+        if let allocations = result.allocationsPerOperation {
+            evidence += String(format: "; %.2f allocations per call", allocations)
+        }
         guard let baselineName else {
             return (copiesHeld ? .held : .didNotHold, evidence + "; median \(Describe.median(result))")
         }
