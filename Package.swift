@@ -30,7 +30,9 @@ let package = Package(
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
         .target(name: "DispatchBench", dependencies: ["Harness"]),
-        .target(name: "PixelArt", dependencies: []),
+        // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
+        .target(name: "PixelArt", dependencies: ["CPNG"]),
         .target(
             name: "Probe",
             dependencies: [
@@ -49,5 +51,6 @@ let package = Package(
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),
     ]
 )
