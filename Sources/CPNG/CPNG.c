@@ -58,8 +58,8 @@ void cpng_reader_close(cpng_reader *reader) {
     free(reader);
 }
 
-int cpng_reader_open(const void *data, size_t size, cpng_info *info, cpng_reader **out, char *message,
-                     size_t message_size) {
+int cpng_reader_open(const void *data, size_t size, uint64_t max_pixels, cpng_info *info, cpng_reader **out,
+                     char *message, size_t message_size) {
     *out = NULL;
     memset(info, 0, sizeof *info);
     if (size < 8 || png_sig_cmp((png_const_bytep)data, 0, 8) != 0) {
@@ -93,6 +93,13 @@ int cpng_reader_open(const void *data, size_t size, cpng_info *info, cpng_reader
     png_uint_32 width, height;
     int bit_depth, color_type, interlace;
     png_get_IHDR(reader->png, reader->info, &width, &height, &bit_depth, &color_type, &interlace, NULL, NULL);
+    info->width = width;
+    info->height = height;
+    // Before png_read_update_info, which allocates row buffers sized by the claimed width.
+    if ((uint64_t)width * (uint64_t)height > max_pixels) {
+        cpng_reader_close(reader);
+        return CPNG_TOO_MANY_PIXELS;
+    }
     if (bit_depth < 8) png_set_packing(reader->png);
     int passes = png_set_interlace_handling(reader->png);
     (void)passes;

@@ -2,21 +2,19 @@ extension Image {
     /// This image scaled with nearest-neighbour to `target`. The result has the same pixel format,
     /// palette and transparency key; its colours are a subset of this image's.
     ///
-    /// - Parameter maxPixels: refuse outputs with more pixels than this (nil: no limit).
-    public func scaled(to target: ScaleTarget, maxPixels: Int? = nil) throws(PixelArtError) -> Image {
+    /// - Parameter maxPixels: refuse outputs with more pixels than this, before allocating them.
+    public func scaled(to target: ScaleTarget, maxPixels: Int = PNG.defaultMaxPixels) throws(PixelArtError) -> Image {
         let size = try target.outputSize(width: width, height: height)
         return try scaled(width: size.width, height: size.height, maxPixels: maxPixels)
     }
 
-    public func scaled(width newWidth: Int, height newHeight: Int, maxPixels: Int? = nil) throws(PixelArtError)
+    public func scaled(width newWidth: Int, height newHeight: Int, maxPixels: Int = PNG.defaultMaxPixels) throws(PixelArtError)
         -> Image
     {
         guard newWidth > 0, newHeight > 0 else { throw .invalidScale("output size \(newWidth)×\(newHeight) is empty") }
-        if let maxPixels {
-            let (pixelCount, overflow) = newWidth.multipliedReportingOverflow(by: newHeight)
-            guard !overflow, pixelCount <= maxPixels else {
-                throw .tooManyPixels(width: newWidth, height: newHeight, limit: maxPixels)
-            }
+        let (pixelCount, overflow) = newWidth.multipliedReportingOverflow(by: newHeight)
+        guard !overflow, pixelCount <= maxPixels else {
+            throw .tooManyPixels(width: newWidth, height: newHeight, limit: maxPixels)
         }
         let byteCount: Int
         do {

@@ -38,19 +38,16 @@ public enum PNG {
         var message = MessageBuffer()
         var info = cpng_info()
         var reader: OpaquePointer?
-        guard let base = bytes.baseAddress,
-            message.call({ cpng_reader_open(base, bytes.count, &info, &reader, $0, $1) }), let reader
-        else {
-            throw .invalidPNG(bytes.isEmpty ? "file is empty" : message.text)
+        var status: Int32 = -1
+        if let base = bytes.baseAddress {
+            status = message.status { cpng_reader_open(base, bytes.count, UInt64(max(maxPixels, 0)), &info, &reader, $0, $1) }
         }
-        defer { cpng_reader_close(reader) }
-
         let width = Int(info.width)
         let height = Int(info.height)
-        let (pixelCount, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixelCount <= maxPixels else {
-            throw .tooManyPixels(width: width, height: height, limit: maxPixels)
-        }
+        if status == Int32(CPNG_TOO_MANY_PIXELS) { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
+        guard status == 0, let reader else { throw .invalidPNG(bytes.isEmpty ? "file is empty" : message.text) }
+        defer { cpng_reader_close(reader) }
+
         let format = try pixelFormat(colorType: info.color_type, bitDepth: Int(info.bit_depth))
         let byteCount = try Image.byteCount(width: width, height: height, format: format)
         let rowBytes = width * format.bytesPerPixel
@@ -182,7 +179,12 @@ private struct MessageBuffer {
 
     /// Runs a C call that returns 0 on success, handing it the buffer; returns whether it succeeded.
     mutating func call(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> Bool {
-        bytes.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) } == 0
+        status(body) == 0
+    }
+
+    /// Runs a C call, handing it the buffer; returns its status code.
+    mutating func status(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> Int32 {
+        bytes.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
     }
 
     var text: String {

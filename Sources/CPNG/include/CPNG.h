@@ -35,10 +35,14 @@ typedef struct cpng_info {
 
 typedef struct cpng_reader cpng_reader;
 
+enum { CPNG_TOO_MANY_PIXELS = 1 };
+
 /// Parses everything up to the first IDAT. `data` must stay valid until `cpng_reader_close`.
 /// On success *reader must be closed with `cpng_reader_close`; on failure it is NULL.
-int cpng_reader_open(const void *data, size_t size, cpng_info *info, cpng_reader **reader, char *message,
-                     size_t message_size);
+/// Returns CPNG_TOO_MANY_PIXELS (with info->width and info->height set) when the header claims more
+/// than `max_pixels` pixels; this is checked before libpng allocates its row buffers.
+int cpng_reader_open(const void *data, size_t size, uint64_t max_pixels, cpng_info *info, cpng_reader **reader,
+                     char *message, size_t message_size);
 
 /// Decodes all rows into `pixels` (height rows of `row_stride` bytes, row_stride >= info.row_bytes)
 /// and reads to the end of the file (so trailing CRC errors are noticed).
