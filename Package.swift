@@ -33,6 +33,7 @@ let package = Package(
         // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
         .target(name: "PixelArt", dependencies: ["CPNG"]),
+        .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
         .target(
             name: "Probe",
             dependencies: [
@@ -44,7 +45,7 @@ let package = Package(
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -1,9 +1,10 @@
 import Harness
+import PixelArtBenchmarks
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
 /// adding its suite here.
 enum Suites {
     static var all: [BenchmarkSuite] {
-        []
+        [pixelArtSuite]
     }
 }

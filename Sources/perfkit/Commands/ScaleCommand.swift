@@ -49,7 +49,11 @@ struct ScaleCommand: ParsableCommand {
     @Flag(help: "Print the time of each phase (decode, scale, encode+write) to stderr.")
     var time = false
 
-    @Option(help: "With --time: run the scaling kernel this many times into one buffer and report the median.")
+    @Option(
+        help: """
+            With --time: run the scaling kernel this many times into one buffer and report the median, \
+            next to the median of memset and memcpy of a buffer of the output's size (the machine's ceiling).
+            """)
     var kernelRepeats: Int = 1
 
     func validate() throws {
@@ -101,6 +105,8 @@ struct ScaleCommand: ParsableCommand {
         let decoded = clock.now
         let scaled: Image
         var kernelTimes: [Duration] = []
+        var memsetTimes: [Duration] = []
+        var memcpyTimes: [Duration] = []
         do {
             scaled = try image.scaled(to: target, maxPixels: maxPixels)
             if time, kernelRepeats > 1 {
@@ -109,6 +115,21 @@ struct ScaleCommand: ParsableCommand {
                     let t0 = clock.now
                     try Image.scale(image, into: &destination)
                     kernelTimes.append(clock.now - t0)
+                }
+                var copy = destination.pixels
+                copy.withUnsafeMutableBytes { target in
+                    for i in 0..<kernelRepeats {
+                        let t0 = clock.now
+                        memset(target.baseAddress!, Int32(i & 0xFF), target.count)
+                        memsetTimes.append(clock.now - t0)
+                    }
+                    destination.pixels.withUnsafeBytes { source in
+                        for _ in 0..<kernelRepeats {
+                            let t0 = clock.now
+                            memcpy(target.baseAddress!, source.baseAddress!, target.count)
+                            memcpyTimes.append(clock.now - t0)
+                        }
+                    }
                 }
             }
         } catch {
@@ -127,7 +148,10 @@ struct ScaleCommand: ParsableCommand {
                 + "decode \(ms(decoded - start)) ms, scale \(ms(resized - decoded)) ms, "
                 + "encode+write \(ms(written - resized)) ms, total \(ms(written - start)) ms"
             if !kernelTimes.isEmpty {
-                line += ", kernel median of \(kernelTimes.count): \(ms(kernelTimes.sorted()[kernelTimes.count / 2])) ms"
+                func median(_ times: [Duration]) -> String { ms(times.sorted()[times.count / 2]) }
+                line +=
+                    "\nmedians of \(kernelRepeats): kernel \(median(kernelTimes)) ms, memset of output "
+                    + "\(median(memsetTimes)) ms, memcpy of output \(median(memcpyTimes)) ms"
             }
             printError(line + "\n")
         }
