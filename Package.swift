@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "DispatchBench", dependencies: ["Harness"]),
         // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
-        .target(name: "PixelArt", dependencies: ["CPNG"]),
+        // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
+        .target(name: "CPixelCopy"),
+        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
         .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
         .target(
             name: "Probe",

@@ -91,13 +91,39 @@ struct ScalingTests {
         }
     }
 
-    /// Large enough to take the multi-core path on its own.
+    /// Large enough to take the multi-core path on its own; the first two also take the streaming-store path.
     @Test func largeImageSplitAcrossCoresMatchesTheReference() throws {
         var rng = SplitMix64(seed: 42)
         let image = try randomImage(width: 300, height: 200, format: .rgba8, using: &rng)
-        for (w, h) in [(1200, 800), (1000, 777), (150, 1900)] {
+        for (w, h) in [(1200, 900), (1200, 1200), (1000, 777), (150, 1900)] {
             let scaled = try image.scaled(width: w, height: h)
             #expect(scaled.pixels == referenceScale(image, width: w, height: h))
+        }
+    }
+
+    /// Raw buffers with odd addresses and row padding (the byte-wise paths).
+    @Test func unalignedRawBuffersWithPaddingMatchTheReference() throws {
+        var rng = SplitMix64(seed: 99)
+        let image = try randomImage(width: 13, height: 7, format: .rgba8, using: &rng)
+        for (w, h) in [(39, 21), (20, 11), (5, 3)] {
+            let sourceRowBytes = 13 * 4 + 3
+            let destinationRowBytes = w * 4 + 5
+            var source = [UInt8](repeating: 0, count: 1 + 7 * sourceRowBytes)
+            for y in 0..<7 {
+                source[1 + y * sourceRowBytes..<1 + y * sourceRowBytes + 52] = image.pixels[y * 52..<(y + 1) * 52]
+            }
+            var destination = [UInt8](repeating: 0, count: 1 + h * destinationRowBytes)
+            source.withUnsafeBytes { input in
+                destination.withUnsafeMutableBytes { output in
+                    NearestNeighbor.scale(
+                        source: input.baseAddress! + 1, sourceWidth: 13, sourceHeight: 7, sourceRowBytes: sourceRowBytes,
+                        destination: output.baseAddress! + 1, destinationWidth: w, destinationHeight: h,
+                        destinationRowBytes: destinationRowBytes, bytesPerPixel: 4)
+                }
+            }
+            var rows: [UInt8] = []
+            for y in 0..<h { rows += destination[1 + y * destinationRowBytes..<1 + y * destinationRowBytes + w * 4] }
+            #expect(rows == referenceScale(image, width: w, height: h), "\(w)×\(h)")
         }
     }
 
