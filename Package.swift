@@ -30,7 +30,12 @@ let package = Package(
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
         .target(name: "DispatchBench", dependencies: ["Harness"]),
-        .target(name: "PixelArt", dependencies: []),
+        // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
+        // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
+        .target(name: "CPixelCopy"),
+        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
+        .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
         .target(
             name: "Probe",
             dependencies: [
@@ -42,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -51,5 +56,6 @@ let package = Package(
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
+        .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),
     ]
 )
