@@ -29,7 +29,9 @@ let package = Package(
         .target(name: "CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
-        .target(name: "DispatchBench", dependencies: ["Harness"]),
+        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque"]),
+        // Callees DispatchBench must reach across a module boundary (not @inlinable).
+        .target(name: "DispatchBenchOpaque"),
         // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
         // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
@@ -54,6 +56,7 @@ let package = Package(
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),

@@ -1,3 +1,4 @@
+import DispatchBench
 import Harness
 import PixelArtBenchmarks
 
@@ -7,6 +8,7 @@ enum Suites {
     static var all: [BenchmarkSuite] {
         [
             harnessSuite,
+            dispatchBenchSuite,
             pixelArtSuite,
         ]
     }
