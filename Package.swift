@@ -31,10 +31,12 @@ let package = Package(
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
         .target(name: "DispatchBench", dependencies: ["Harness"]),
         .target(name: "PixelArt", dependencies: []),
+        // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
+        .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport",
+                "PerfReport", "CProbe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -49,5 +51,8 @@ let package = Package(
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
+        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),
+        .testTarget(name: "ProbeTests", dependencies: ["Probe", "PerfReport", "probe-test-helper"]),
     ]
 )

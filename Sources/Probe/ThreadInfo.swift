@@ -1,0 +1,57 @@
+import CProbe
+import Foundation
+
+/// What `/proc/self/task/<tid>/…` says about one thread of this process.
+enum ThreadInfo {
+    /// The one-letter scheduler state ("R", "S", "D", "T", "t", "Z", …) or "?" when unreadable.
+    static func state(of tid: Int32) -> String {
+        guard let text = read("/proc/self/task/\(tid)/stat") else { return "?" }
+        // The command name is in parentheses and may contain spaces: the state follows the last ")".
+        guard let close = text.lastIndex(of: ")") else { return "?" }
+        let rest = text[text.index(after: close)...].drop(while: { $0 == " " })
+        return rest.first.map { String($0) } ?? "?"
+    }
+
+    /// The first field of `/proc/self/task/<tid>/syscall`: the syscall number the thread is blocked
+    /// in, "running", or nil. The whole line (number and arguments) identifies one wait.
+    static func syscallLine(of tid: Int32) -> String? {
+        read("/proc/self/task/\(tid)/syscall")?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// True when the thread blocks `signal` (its `SigBlk` mask), so a sample request would only pend.
+    static func blocks(signal: Int32, tid: Int32) -> Bool {
+        guard let text = read("/proc/self/task/\(tid)/status") else { return false }
+        for line in text.split(separator: "\n") where line.hasPrefix("SigBlk:") {
+            let hex = line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces)
+            guard let mask = UInt64(hex, radix: 16) else { return false }
+            return mask & (UInt64(1) << UInt64(signal - 1)) != 0
+        }
+        return false
+    }
+
+    /// True while `tid` is a live thread of this process.
+    static func exists(_ tid: Int32) -> Bool {
+        access("/proc/self/task/\(tid)", F_OK) == 0
+    }
+
+    /// CPU time of the thread (user + system), ns, from its per-thread CPU clock.
+    static func cpuNanoseconds(of tid: Int32) -> Int64? {
+        let value = cprobe_thread_cpu_ns(tid)
+        return value >= 0 ? value : nil
+    }
+
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            count += n
+        }
+        return String(decoding: bytes[..<count], as: UTF8.self)
+    }
+}
