@@ -53,6 +53,13 @@ let package = Package(
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
         .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),
-        .testTarget(name: "ProbeTests", dependencies: ["Probe", "PerfReport", "probe-test-helper"]),
+        .testTarget(
+            name: "ProbeTests",
+            dependencies: [
+                "Probe", "PerfReport", "probe-test-helper",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
     ]
 )

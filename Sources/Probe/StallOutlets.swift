@@ -13,8 +13,9 @@ struct StallOutlets {
         self.configuration = configuration
         if configuration.metrics {
             let dimensions = [("watchdog", configuration.name)]
-            stalls = Counter(label: "probe_stalls_total", dimensions: dimensions)
-            durations = Metrics.Timer(label: "probe_stall_duration", dimensions: dimensions)
+            let factory = configuration.metricsFactory ?? MetricsSystem.factory
+            stalls = Counter(label: "probe_stalls_total", dimensions: dimensions, factory: factory)
+            durations = Metrics.Timer(label: "probe_stall_duration", dimensions: dimensions, factory: factory)
         } else {
             stalls = nil
             durations = nil

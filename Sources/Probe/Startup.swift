@@ -79,7 +79,7 @@ public enum Startup {
     /// The kernel's start time of `pid` (field 22 of `/proc/<pid>/stat`, in clock ticks since boot)
     /// as CLOCK_BOOTTIME ns. Resolution: one tick (10 ms at the usual 100 Hz).
     public static func processStartBoottime(pid: Int32) -> UInt64? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        guard let text = ThreadInfo.read("/proc/\(pid)/stat"),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // Fields after the command name start at field 3 (state); field 22 is the 20th of them.

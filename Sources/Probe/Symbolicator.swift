@@ -111,7 +111,7 @@ public final class Symbolicator: Sendable {
 
     /// Parses `/proc/self/maps` lines: `start-end perms offset dev inode [path]`.
     static func readMappings() -> [Mapping] {
-        guard let text = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+        guard let text = ThreadInfo.read("/proc/self/maps") else { return [] }
         var result: [Mapping] = []
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)

@@ -40,18 +40,20 @@ enum ThreadInfo {
         return value >= 0 ? value : nil
     }
 
+    /// Reads a whole file with plain read(2) calls: /proc files report size 0, so readers that
+    /// trust the size get nothing or a truncated first page.
     static func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
             if n <= 0 { break }
-            count += n
+            bytes.append(contentsOf: chunk[..<n])
         }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,6 +1,7 @@
 import CProbe
 import Foundation
 import Logging
+import Metrics
 import PerfReport
 
 /// How a ``Watchdog`` watches, samples and reports.
@@ -32,6 +33,8 @@ public struct WatchdogConfiguration: Sendable {
     /// Reports `probe_stalls_total` (counter) and `probe_stall_duration` (timer) through
     /// swift-metrics, with a `watchdog` dimension.
     public var metrics: Bool = true
+    /// The metrics backend; nil uses the one bootstrapped with `MetricsSystem`.
+    public var metricsFactory: (any MetricsFactory)?
 
     public init(name: String, threshold: Duration = .milliseconds(400)) {
         self.name = name
