@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -94,3 +95,21 @@ void charness_callgrind_start(void) {
 }
 
 void charness_callgrind_stop(void) { CALLGRIND_TOGGLE_COLLECT; }
+
+static volatile sig_atomic_t interrupted_flag = 0;
+
+static void on_interrupt(int signo) {
+    (void)signo;
+    interrupted_flag = 1;
+    signal(SIGINT, SIG_DFL);
+}
+
+void charness_install_interrupt_flag(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+}
+
+int charness_interrupted(void) { return interrupted_flag ? 1 : 0; }

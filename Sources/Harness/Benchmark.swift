@@ -45,9 +45,9 @@ public struct Benchmark: Sendable {
         thresholdPercent: Double? = nil,
         body: @escaping @Sendable (_ iterations: Int) -> Void
     ) {
-        self.init(path, throughput: { _ in throughput }, thresholdPercent: thresholdPercent) { _ in
-            ClosureInstance(state: (), body: { _, n in body(n) }, teardown: nil)
-        }
+        self.init(
+            path, throughput: { _ in throughput }, thresholdPercent: thresholdPercent,
+            instantiate: { _ in ClosureInstance(state: (), body: { _, n in body(n) }, teardown: nil) })
     }
 
     /// A benchmark with state made by `setup` (untimed) for each parameter value, used by `body`

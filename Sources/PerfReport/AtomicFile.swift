@@ -16,7 +16,8 @@ public enum AtomicFile {
     public static func write(_ data: Data, to url: URL) throws {
         let path = url.path
         let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw WriteError(path: path, problem: "cannot create a file in \(directory): \(errnoDescription())")

@@ -199,7 +199,11 @@ public struct Warning: Codable, Sendable, Equatable {
 
 /// A claim developers repeat, and whether this run supports it.
 public struct Claim: Codable, Sendable, Equatable {
-    public enum Verdict: String, Codable, Sendable { case held, didNotHold = "did-not-hold", inconclusive }
+    public enum Verdict: String, Codable, Sendable {
+        case held
+        case didNotHold = "did-not-hold"
+        case inconclusive
+    }
     public var statement: String
     public var verdict: Verdict
     /// The numbers that decided the verdict, in words.
@@ -215,7 +219,9 @@ public struct Claim: Codable, Sendable, Equatable {
 /// How a call site was compiled, found by disassembling the measured binary.
 public struct CompiledForm: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
-        case inlined, direct, vtable, witnessTable = "witness-table", indirect, unknown
+        case inlined, direct, vtable
+        case witnessTable = "witness-table"
+        case indirect, unknown
     }
     public var kind: Kind
     /// The function that was disassembled (mangled) and the relevant instructions.

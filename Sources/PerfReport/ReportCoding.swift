@@ -65,7 +65,8 @@ public enum ReportCoding {
         guard version == Report.currentSchemaVersion else {
             throw LoadError(
                 path: path,
-                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))")
+                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))"
+            )
         }
         do {
             return try decoder().decode(Report.self, from: data)
@@ -102,13 +103,27 @@ public enum ReportCoding {
         }
     }
 
-    /// Foundation's parser error text already gives line and column ("around line 3, column 7");
-    /// keep only that sentence so the message stays on one line.
+    /// Foundation's parser says "around character N" (a byte offset); add the line and column a
+    /// person would look for, and keep it on one line.
     static func jsonPosition(of error: Error, in data: Data) -> String {
-        let nsError = error as NSError
-        let text = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-        let oneLine = text.replacingOccurrences(of: "\n", with: " ")
         if data.isEmpty { return "the file is empty" }
-        return oneLine
+        let nsError = error as NSError
+        var text = ((nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)")
+            .replacingOccurrences(of: "\n", with: " ")
+        if text.hasSuffix(".") { text.removeLast() }
+        guard let range = text.range(of: #"character \d+"#, options: .regularExpression),
+            let offset = Int(text[range].dropFirst("character ".count))
+        else { return text }
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return "\(text) (line \(line), column \(column))"
     }
 }

@@ -11,7 +11,9 @@ struct Perfkit: ParsableCommand {
         abstract: "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
         version: perfkitVersionString,
         subcommands: [
-            ListCommand.self
+            ListCommand.self,
+            RunCommand.self,
+            CompareCommand.self,
         ]
     )
 

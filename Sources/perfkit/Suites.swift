@@ -4,6 +4,8 @@ import Harness
 /// adding its suite here.
 enum Suites {
     static var all: [BenchmarkSuite] {
-        []
+        [
+            harnessSuite
+        ]
     }
 }

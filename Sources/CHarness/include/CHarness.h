@@ -41,6 +41,12 @@ int charness_running_on_valgrind(void);
 void charness_callgrind_start(void);
 void charness_callgrind_stop(void);
 
+/// Installs a SIGINT handler that only sets a flag (and restores the default action, so a second
+/// Ctrl-C ends the process at once).
+void charness_install_interrupt_flag(void);
+/// True once SIGINT arrived after charness_install_interrupt_flag().
+int charness_interrupted(void);
+
 #ifdef __cplusplus
 }
 #endif

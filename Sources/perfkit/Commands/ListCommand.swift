@@ -14,7 +14,9 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let selection = try BenchmarkSelection(filter: filter, suites: Suites.all)
         for benchmark in selection.benchmarks {
-            let parameters = benchmark.parameters.isEmpty ? "" : "  parameters: \(benchmark.parameters.map(String.init).joined(separator: ", "))"
+            let parameters =
+                benchmark.parameters.isEmpty
+                ? "" : "  parameters: \(benchmark.parameters.map(String.init).joined(separator: ", "))"
             print(benchmark.path + parameters)
         }
     }

@@ -1,0 +1,149 @@
+import PerfReport
+
+/// The raw outcome of measuring one benchmark case: samples and what the benchmark said about
+/// itself. Analysis (statistics, warnings) is a separate step, see `ResultAnalysis`.
+public struct Measurement: Sendable {
+    public var benchmark: Benchmark
+    public var parameter: Int?
+    public var samples: [Sample]
+    public var counters: [String: Double]
+    /// Set when the time budget ended sampling before `samples` were collected.
+    public var stoppedByBudget: Bool
+
+    public var id: String { benchmark.id(parameter: parameter) }
+}
+
+/// Measures benchmarks: calibration, warm-up, then timed samples.
+///
+/// Runs on the calling thread, one benchmark at a time; nothing else in the process should be
+/// busy while it runs.
+public final class BenchmarkRunner {
+    public let configuration: RunConfiguration
+    /// Median cost of a clock read pair, subtracted from every sample.
+    public let clockOverheadNanoseconds: Double
+    private let counters: HardwareCounters?
+    /// Why instruction and cycle counts are missing, when they are.
+    public let hardwareCountersUnavailableReason: String?
+
+    public init(configuration: RunConfiguration) {
+        self.configuration = configuration
+        self.clockOverheadNanoseconds = MonotonicClock.measureOverhead()
+        if configuration.hardwareCounters {
+            switch HardwareCounters.open() {
+            case .success(let counters):
+                self.counters = counters
+                self.hardwareCountersUnavailableReason = nil
+            case .failure(let unavailable):
+                self.counters = nil
+                self.hardwareCountersUnavailableReason = unavailable.reason
+            }
+        } else {
+            self.counters = nil
+            self.hardwareCountersUnavailableReason = "not requested"
+        }
+    }
+
+    /// The metrics this runner records, and why the others are missing.
+    public var metricAvailability: [MetricAvailability] {
+        let counterReason = hardwareCountersUnavailableReason
+        return [
+            MetricAvailability(metric: .wallTime, available: true),
+            MetricAvailability(metric: .cpuTime, available: true),
+            MetricAvailability(metric: .contextSwitches, available: true),
+            MetricAvailability(
+                metric: .allocations, available: configuration.allocationCounter != nil,
+                reason: configuration.allocationCounter == nil ? "not requested (use --allocations)" : nil),
+            MetricAvailability(metric: .instructions, available: counters != nil, reason: counterReason),
+            MetricAvailability(metric: .cycles, available: counters != nil, reason: counterReason),
+        ]
+    }
+
+    /// Measures one case. `shouldStop` is polled between samples (Ctrl-C); when it returns true the
+    /// partial measurement is returned as nil so an interrupted benchmark is not reported.
+    public func measure(
+        _ benchmark: Benchmark, parameter: Int?, shouldStop: () -> Bool = { false }
+    ) throws -> Measurement? {
+        let instance = try benchmark.instantiate(parameter: parameter)
+        defer { instance.tearDown() }
+
+        let iterations = calibrate(instance)
+        warmUp(instance, iterations: iterations, shouldStop: shouldStop)
+
+        var samples: [Sample] = []
+        samples.reserveCapacity(configuration.samples)
+        let budget = configuration.timeBudgetSeconds * 1e9
+        let start = MonotonicClock.now()
+        var stoppedByBudget = false
+        while samples.count < configuration.samples {
+            if shouldStop() { return nil }
+            samples.append(sample(instance, iterations: iterations))
+            if samples.count >= configuration.minimumSamples, Double(MonotonicClock.now() - start) > budget,
+                samples.count < configuration.samples
+            {
+                stoppedByBudget = true
+                break
+            }
+        }
+        return Measurement(
+            benchmark: benchmark, parameter: parameter, samples: samples, counters: instance.counters,
+            stoppedByBudget: stoppedByBudget)
+    }
+
+    /// Finds an iteration count whose run lasts at least the target sample time: grow geometrically
+    /// until a run takes a measurable time, then scale linearly to the target.
+    func calibrate(_ instance: any BenchmarkInstance) -> Int {
+        let target = configuration.targetSampleNanoseconds
+        var iterations = 1
+        while true {
+            let elapsed = time(instance, iterations: iterations)
+            if elapsed >= target { return iterations }
+            if elapsed >= target / 20 {
+                // Long enough to extrapolate from; 10% headroom keeps us above the target.
+                return max(iterations, Int((Double(iterations) * target * 1.1 / elapsed).rounded(.up)))
+            }
+            guard iterations < Int.max / 16 else { return iterations }
+            iterations *= elapsed < target / 1000 ? 16 : 4
+        }
+    }
+
+    func warmUp(_ instance: any BenchmarkInstance, iterations: Int, shouldStop: () -> Bool) {
+        let end = MonotonicClock.now() + UInt64(configuration.warmupSeconds * 1e9)
+        repeat {
+            _ = time(instance, iterations: iterations)
+        } while MonotonicClock.now() < end && !shouldStop()
+    }
+
+    private func time(_ instance: any BenchmarkInstance, iterations: Int) -> Double {
+        let start = MonotonicClock.now()
+        instance.run(iterations: iterations)
+        let end = MonotonicClock.now()
+        return max(0, Double(end - start) - clockOverheadNanoseconds)
+    }
+
+    /// One sample: the slow reads (rusage, CPU clock, counters) bracket the wall-clock window
+    /// rather than sit inside it.
+    private func sample(_ instance: any BenchmarkInstance, iterations: Int) -> Sample {
+        let allocationCounter = configuration.allocationCounter
+        let switchesBefore = ContextSwitches.now()
+        let cpuBefore = MonotonicClock.processCPU()
+        allocationCounter?.start()
+        counters?.start()
+        let start = MonotonicClock.now()
+        instance.run(iterations: iterations)
+        let end = MonotonicClock.now()
+        let hardware = counters?.stop()
+        let allocations = allocationCounter?.stop()
+        let cpuAfter = MonotonicClock.processCPU()
+        let switchesAfter = ContextSwitches.now()
+        return Sample(
+            iterations: iterations,
+            wallNanoseconds: max(0, Double(end - start) - clockOverheadNanoseconds),
+            cpuNanoseconds: Double(cpuAfter - cpuBefore),
+            voluntaryContextSwitches: Int(switchesAfter.voluntary - switchesBefore.voluntary),
+            involuntaryContextSwitches: Int(switchesAfter.involuntary - switchesBefore.involuntary),
+            allocations: allocations?.count,
+            allocatedBytes: allocations?.bytes,
+            instructions: hardware?.instructions,
+            cycles: hardware?.cycles)
+    }
+}

@@ -1,0 +1,411 @@
+import Foundation
+import PerfReport
+
+/// Compares a run with a baseline, benchmark by benchmark, and gives each a verdict.
+///
+/// For a sampled metric (wall time by default) a verdict needs two things: statistical
+/// significance (two-sided Mann–Whitney U, p-values Holm-adjusted across every benchmark compared,
+/// so an unchanged run of hundreds of benchmarks is not expected to flag any) and an effect
+/// beyond the threshold (ratio of medians ≥ 1 + t/100 is a regression, ≤ 1/(1 + t/100) an
+/// improvement, i.e. t% slower or t% faster). The ratio's bootstrap interval decides between "no
+/// change" and "within noise" when the test is not significant: if the interval reaches beyond
+/// the threshold, a change of that size cannot be ruled out.
+///
+/// For an exact count (instructions, allocations per operation) there is no noise to test
+/// against: a change beyond the threshold is a verdict by itself.
+public struct Comparator: Sendable {
+    /// Default regression threshold in percent; a benchmark's own `thresholdPercent` wins.
+    public var thresholdPercent: Double
+    /// Significance level, applied to Holm-adjusted p-values.
+    public var alpha: Double
+    /// Level of the bootstrap interval of the ratio of medians.
+    public var confidenceLevel: Double
+    public var resamples: Int
+
+    public static let multipleComparisonControl = "holm"
+
+    /// An exact count must change by at least this much per operation, besides the threshold, to
+    /// count: a single allocation by the runtime spread over thousands of iterations is not a
+    /// regression of the benchmarked code.
+    public static let minimumCountDifference = 0.5
+
+    public init(
+        thresholdPercent: Double = 5, alpha: Double = 0.05, confidenceLevel: Double = 0.95, resamples: Int = 2000
+    ) {
+        precondition(thresholdPercent >= 0, "threshold must not be negative")
+        precondition(alpha > 0 && alpha < 1, "alpha must be in (0, 1)")
+        precondition(confidenceLevel > 0 && confidenceLevel < 1, "confidence level must be in (0, 1)")
+        precondition(resamples > 0, "at least one bootstrap resample is needed")
+        self.thresholdPercent = thresholdPercent
+        self.alpha = alpha
+        self.confidenceLevel = confidenceLevel
+        self.resamples = resamples
+    }
+
+    /// Compares wall time per operation.
+    public func compare(baseline: Report, current: Report) -> Comparison {
+        compare(baseline: baseline, current: current, metric: .wallTime)
+    }
+
+    /// Compares `metric`. Wall time, CPU time, cycles and context switches are compared sample by
+    /// sample with the significance test; instructions and allocations per operation are exact
+    /// counts and compared directly. A benchmark that lacks the metric on either side is compared
+    /// by wall time instead, and its entry says so (``ComparisonEntry/metric`` is then `.wallTime`).
+    public func compare(baseline: Report, current: Report, metric: Metric) -> Comparison {
+        let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let ids = Set(baselineByID.keys).union(currentByID.keys).sorted()
+
+        var outcomes: [Outcome] = []
+        for id in ids {
+            switch (baselineByID[id], currentByID[id]) {
+            case (let old?, let new?):
+                outcomes.append(outcome(id: id, baseline: old, current: new, metric: metric))
+            case (let old?, nil):
+                outcomes.append(.decided(onlyOneSide(old, inBaseline: true)))
+            case (nil, let new?):
+                outcomes.append(.decided(onlyOneSide(new, inBaseline: false)))
+            case (nil, nil):
+                continue
+            }
+        }
+
+        let tested = outcomes.compactMap { outcome -> Double? in
+            if case .tested(let change) = outcome { return change.pValue }
+            return nil
+        }
+        var adjusted = Self.holmAdjusted(tested).makeIterator()
+        let entries = outcomes.map { outcome -> ComparisonEntry in
+            switch outcome {
+            case .decided(let entry):
+                return entry
+            case .tested(let change):
+                return decide(change, adjustedPValue: adjusted.next()!, testCount: tested.count)
+            }
+        }
+        return Comparison(
+            baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment,
+            thresholdPercent: thresholdPercent, alpha: alpha,
+            multipleComparisonControl: Self.multipleComparisonControl, entries: entries)
+    }
+
+    /// Compares one benchmark's samples (wall time per operation in ns, unless `metric` says
+    /// otherwise) on its own, without multiple-comparison adjustment (`adjustedPValue` equals
+    /// `pValue`). `thresholdPercent` defaults to the comparator's.
+    public func compareSamples(
+        id: String, baseline: [Double], current: [Double], thresholdPercent: Double? = nil,
+        metric: Metric = .wallTime
+    ) -> ComparisonEntry {
+        let threshold = thresholdPercent ?? self.thresholdPercent
+        switch measure(id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, note: nil) {
+        case .decided(let entry):
+            return entry
+        case .tested(let change):
+            return decide(change, adjustedPValue: change.pValue, testCount: 1)
+        }
+    }
+
+    /// Holm–Bonferroni adjusted p-values, in the input's order: the i-th smallest p-value (from 1)
+    /// of m is multiplied by m − i + 1, capped at 1, and made monotone so that a smaller raw
+    /// p-value never gets a larger adjusted one. Controls the family-wise error rate at alpha
+    /// without assuming independence, and rejects at least as much as plain Bonferroni.
+    public static func holmAdjusted(_ pValues: [Double]) -> [Double] {
+        let order = pValues.indices.sorted { (pValues[$0], $0) < (pValues[$1], $1) }
+        var adjusted = [Double](repeating: 1, count: pValues.count)
+        var running = 0.0
+        for (rank, index) in order.enumerated() {
+            running = max(running, min(1, Double(pValues.count - rank) * pValues[index]))
+            adjusted[index] = running
+        }
+        return adjusted
+    }
+
+    // MARK: - Measuring one benchmark
+
+    /// A benchmark present on both sides: either decided already (exact counts, no samples) or
+    /// waiting for its adjusted p-value.
+    enum Outcome {
+        case decided(ComparisonEntry)
+        case tested(SampledChange)
+    }
+
+    /// Everything about one sampled comparison except the verdict, which needs the adjusted p-value.
+    struct SampledChange {
+        var id: String
+        var metric: Metric
+        var thresholdPercent: Double
+        var baselineMedian: Double
+        var currentMedian: Double
+        /// nil when the baseline median is 0 or below (nothing measurable to divide by).
+        var ratio: Double?
+        var ratioInterval: ConfidenceInterval?
+        var pValue: Double
+        /// Said before the numbers, e.g. why a different metric was used.
+        var note: String?
+    }
+
+    func outcome(id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric) -> Outcome {
+        let threshold = current.thresholdPercent ?? baseline.thresholdPercent ?? thresholdPercent
+        if let exact = Self.exactCount(metric) {
+            if let old = baseline[keyPath: exact], let new = current[keyPath: exact] {
+                return .decided(exactEntry(id: id, metric: metric, baseline: old, current: new, threshold: threshold))
+            }
+        } else if let old = Self.sampledValues(baseline, metric), let new = Self.sampledValues(current, metric) {
+            return measure(id: id, baseline: old, current: new, metric: metric, threshold: threshold, note: nil)
+        }
+        let note = "\(Self.noun(metric)) not measured on both sides, so wall time was compared: "
+        return measure(
+            id: id, baseline: baseline.wallNanosecondsPerOperation, current: current.wallNanosecondsPerOperation,
+            metric: .wallTime, threshold: threshold, note: metric == .wallTime ? nil : note)
+    }
+
+    func measure(
+        id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double, note: String?
+    ) -> Outcome {
+        guard !baseline.isEmpty, !current.isEmpty else {
+            let side = baseline.isEmpty ? "the baseline" : "the current run"
+            return .decided(
+                ComparisonEntry(
+                    id: id, metric: metric,
+                    baselineMedian: baseline.isEmpty ? nil : SampleStatistics.median(baseline),
+                    currentMedian: current.isEmpty ? nil : SampleStatistics.median(current),
+                    ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
+                    thresholdPercent: threshold, verdict: .withinNoise,
+                    explanation: (note ?? "") + "no samples in \(side), so a change cannot be ruled out"))
+        }
+        let sortedBaseline = SampleStatistics.sortedTotally(baseline)
+        let sortedCurrent = SampleStatistics.sortedTotally(current)
+        let baselineMedian = SampleStatistics.quantile(sortedBaseline, 0.5)
+        let currentMedian = SampleStatistics.quantile(sortedCurrent, 0.5)
+        let test = MannWhitneyU.test(baseline, current)
+        var ratio: Double?
+        var interval: ConfidenceInterval?
+        if baselineMedian > 0 {
+            ratio = currentMedian / baselineMedian
+            interval = ratioInterval(sortedBaseline, sortedCurrent, estimate: currentMedian / baselineMedian)
+        }
+        return .tested(
+            SampledChange(
+                id: id, metric: metric, thresholdPercent: threshold, baselineMedian: baselineMedian,
+                currentMedian: currentMedian, ratio: ratio, ratioInterval: interval, pValue: test.pValue, note: note))
+    }
+
+    /// Percentile bootstrap interval of current median / baseline median, resampling each side
+    /// independently, seeded from both sides' values so it is the same on every analysis.
+    /// Resamples whose baseline median is not positive are skipped (they have no ratio); the
+    /// interval is widened to contain the estimate, as for the median's own interval.
+    func ratioInterval(_ sortedBaseline: [Double], _ sortedCurrent: [Double], estimate: Double) -> ConfidenceInterval {
+        var generator = SplitMix64(seed: Bootstrap.seed(sortedBaseline, sortedCurrent))
+        var baselineCounts = [Int](repeating: 0, count: sortedBaseline.count)
+        var currentCounts = [Int](repeating: 0, count: sortedCurrent.count)
+        var ratios: [Double] = []
+        ratios.reserveCapacity(resamples)
+        for _ in 0..<resamples {
+            let old = Bootstrap.resampledMedian(of: sortedBaseline, counts: &baselineCounts, using: &generator)
+            let new = Bootstrap.resampledMedian(of: sortedCurrent, counts: &currentCounts, using: &generator)
+            if old > 0 { ratios.append(new / old) }
+        }
+        guard !ratios.isEmpty else {
+            return ConfidenceInterval(lower: estimate, upper: estimate, level: confidenceLevel)
+        }
+        let (lower, upper) = Bootstrap.percentileInterval(&ratios, level: confidenceLevel)
+        return ConfidenceInterval(lower: min(lower, estimate), upper: max(upper, estimate), level: confidenceLevel)
+    }
+
+    // MARK: - Verdicts
+
+    func decide(_ change: SampledChange, adjustedPValue: Double, testCount: Int) -> ComparisonEntry {
+        let threshold = change.thresholdPercent
+        let slowerLimit = 1 + threshold / 100
+        let fasterLimit = 1 / slowerLimit
+        let significant = adjustedPValue < alpha
+        let pText =
+            testCount > 1
+            ? "\(Self.format(p: adjustedPValue)) after Holm over \(testCount) benchmarks"
+            : Self.format(p: adjustedPValue)
+        let thresholdText = Self.format(percent: threshold)
+
+        let verdict: ComparisonEntry.Verdict
+        var sentence = change.note ?? ""
+        if let ratio = change.ratio, let interval = change.ratioInterval {
+            sentence +=
+                "\(Self.describe(ratio: ratio, metric: change.metric)) (ratio \(Self.format(ratio: ratio)), "
+                + "CI \(Self.format(ratio: interval.lower))…\(Self.format(ratio: interval.upper))), \(pText): "
+            if significant && ratio >= slowerLimit {
+                verdict = .regressed
+                sentence += "regressed beyond the \(thresholdText) threshold"
+            } else if significant && ratio <= fasterLimit {
+                verdict = .improved
+                sentence += "improved beyond the \(thresholdText) threshold"
+            } else if significant {
+                verdict = .noChange
+                sentence +=
+                    "changed by \(Self.format(percent: Self.changePercent(ratio))), below the \(thresholdText) threshold"
+            } else if interval.upper > slowerLimit || interval.lower < fasterLimit {
+                verdict = .withinNoise
+                sentence +=
+                    "not significant, but the interval reaches beyond ±\(thresholdText), so a change cannot be ruled out"
+            } else {
+                verdict = .noChange
+                sentence += "no significant change, and the interval stays within ±\(thresholdText)"
+            }
+        } else {
+            verdict = .withinNoise
+            sentence +=
+                "baseline median is \(Self.format(value: change.baselineMedian)) \(Self.unit(change.metric)), "
+                + "too small to measure, so the ratio is undefined and a change cannot be ruled out (\(pText))"
+        }
+        return ComparisonEntry(
+            id: change.id, metric: change.metric, baselineMedian: change.baselineMedian,
+            currentMedian: change.currentMedian, ratio: change.ratio, ratioConfidenceInterval: change.ratioInterval,
+            pValue: change.pValue, adjustedPValue: adjustedPValue, thresholdPercent: threshold, verdict: verdict,
+            explanation: sentence)
+    }
+
+    func exactEntry(id: String, metric: Metric, baseline: Double, current: Double, threshold: Double) -> ComparisonEntry
+    {
+        let slowerLimit = 1 + threshold / 100
+        let noun = Self.noun(metric)
+        let thresholdText = Self.format(percent: threshold)
+        let values = "\(Self.format(value: baseline)) → \(Self.format(value: current)) \(noun)"
+        let exactness = "\(noun) are deterministic, so no significance test is needed"
+        let ratio: Double? = baseline > 0 ? current / baseline : (current == baseline ? 1 : nil)
+        let largeEnough = abs(current - baseline) >= Self.minimumCountDifference
+
+        let verdict: ComparisonEntry.Verdict
+        let sentence: String
+        if let ratio {
+            let change = "\(values) (\(Self.describe(ratio: ratio, metric: metric)))"
+            if ratio >= slowerLimit && largeEnough {
+                verdict = .regressed
+                sentence = "\(change): regressed beyond the \(thresholdText) threshold; \(exactness)"
+            } else if ratio <= 1 / slowerLimit && largeEnough {
+                verdict = .improved
+                sentence = "\(change): improved beyond the \(thresholdText) threshold; \(exactness)"
+            } else if ratio == 1 {
+                verdict = .noChange
+                sentence = "\(change): identical; \(exactness)"
+            } else if !largeEnough {
+                verdict = .noChange
+                sentence =
+                    "\(change): a difference below \(Self.format(value: Self.minimumCountDifference)) per operation "
+                    + "is runtime residue, not the benchmarked code; \(exactness)"
+            } else {
+                verdict = .noChange
+                sentence = "\(change): below the \(thresholdText) threshold; \(exactness)"
+            }
+        } else if largeEnough {
+            verdict = .regressed
+            sentence = "\(values): regressed from none; \(exactness)"
+        } else {
+            verdict = .noChange
+            sentence =
+                "\(values): a difference below \(Self.format(value: Self.minimumCountDifference)) per operation "
+                + "is runtime residue, not the benchmarked code; \(exactness)"
+        }
+        return ComparisonEntry(
+            id: id, metric: metric, baselineMedian: baseline, currentMedian: current, ratio: ratio,
+            ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil, thresholdPercent: threshold,
+            verdict: verdict, explanation: sentence)
+    }
+
+    func onlyOneSide(_ result: BenchmarkResult, inBaseline: Bool) -> ComparisonEntry {
+        let values = result.wallNanosecondsPerOperation
+        let median = values.isEmpty ? nil : SampleStatistics.median(values)
+        return ComparisonEntry(
+            id: result.id, metric: .wallTime, baselineMedian: inBaseline ? median : nil,
+            currentMedian: inBaseline ? nil : median, ratio: nil, ratioConfidenceInterval: nil, pValue: nil,
+            adjustedPValue: nil, thresholdPercent: result.thresholdPercent ?? thresholdPercent,
+            verdict: inBaseline ? .removed : .added,
+            explanation: inBaseline ? "only in the baseline: removed" : "only in the current run: added")
+    }
+
+    // MARK: - Metrics
+
+    /// The per-operation value of each sample, when every sample has the metric.
+    static func sampledValues(_ result: BenchmarkResult, _ metric: Metric) -> [Double]? {
+        func perOperation(_ value: (Sample) -> Double?) -> [Double]? {
+            var values: [Double] = []
+            for sample in result.samples {
+                guard let value = value(sample) else { return nil }
+                values.append(value / Double(max(sample.iterations, 1)))
+            }
+            return values
+        }
+        switch metric {
+        case .wallTime:
+            return result.wallNanosecondsPerOperation
+        case .cpuTime:
+            return perOperation(\.cpuNanoseconds)
+        case .cycles:
+            return perOperation(\.cycles)
+        case .contextSwitches:
+            return perOperation { sample in
+                guard let voluntary = sample.voluntaryContextSwitches,
+                    let involuntary = sample.involuntaryContextSwitches
+                else { return nil }
+                return Double(voluntary + involuntary)
+            }
+        case .instructions, .allocations:
+            return nil
+        }
+    }
+
+    /// Where an exact per-operation count lives, for the metrics that are compared without a test.
+    static func exactCount(_ metric: Metric) -> KeyPath<BenchmarkResult, Double?>? {
+        switch metric {
+        case .instructions: return \.instructionsPerOperation
+        case .allocations: return \.allocationsPerOperation
+        case .wallTime, .cpuTime, .cycles, .contextSwitches: return nil
+        }
+    }
+
+    static func noun(_ metric: Metric) -> String {
+        switch metric {
+        case .wallTime: return "wall time"
+        case .cpuTime: return "CPU time"
+        case .cycles: return "cycles"
+        case .contextSwitches: return "context switches"
+        case .instructions: return "instructions per operation"
+        case .allocations: return "allocations per operation"
+        }
+    }
+
+    static func unit(_ metric: Metric) -> String {
+        switch metric {
+        case .wallTime, .cpuTime: return "ns/op"
+        case .cycles: return "cycles/op"
+        case .contextSwitches: return "context switches/op"
+        case .instructions: return "instructions/op"
+        case .allocations: return "allocations/op"
+        }
+    }
+
+    // MARK: - Wording
+
+    /// The size of a change in percent, measured so that it is comparable with the threshold:
+    /// slower by (r − 1), faster by (1/r − 1). A 5% threshold then means "5% slower" or "5% faster".
+    static func changePercent(_ ratio: Double) -> Double {
+        ratio >= 1 ? (ratio - 1) * 100 : (1 / ratio - 1) * 100
+    }
+
+    static func describe(ratio: Double, metric: Metric) -> String {
+        if ratio == 1 { return "unchanged" }
+        let amount = format(percent: changePercent(ratio))
+        switch metric {
+        case .wallTime, .cpuTime, .cycles:
+            return "\(amount) \(ratio > 1 ? "slower" : "faster")"
+        case .contextSwitches, .instructions, .allocations:
+            let noun = metric == .contextSwitches ? "context switches" : metric.rawValue
+            return "\(amount) \(ratio > 1 ? "more" : "fewer") \(noun)"
+        }
+    }
+
+    static func format(percent: Double) -> String { String(format: "%.1f%%", percent) }
+
+    static func format(ratio: Double) -> String { String(format: "%.3f", ratio) }
+
+    static func format(value: Double) -> String { String(format: "%.4g", value) }
+
+    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.2g", p) }
+}

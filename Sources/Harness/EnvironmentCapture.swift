@@ -1,0 +1,105 @@
+import Foundation
+import PerfReport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads the facts of the machine a run happens on. Every reader degrades to "unknown" (or nil)
+/// rather than failing: a missing /proc file must not stop a benchmark run.
+public enum EnvironmentCapture {
+    public static func capture(buildConfiguration: String) -> Environment {
+        Environment(
+            host: ProcessInfo.processInfo.hostName,
+            os: osName(),
+            kernel: kernelRelease(),
+            cpuModel: cpuModel(),
+            coreCount: ProcessInfo.processInfo.activeProcessorCount,
+            memoryBytes: ProcessInfo.processInfo.physicalMemory,
+            swiftVersion: swiftVersion(),
+            buildConfiguration: buildConfiguration,
+            gitCommit: gitCommit(),
+            loadAverage: loadAverage(),
+            cpuGovernor: readLine(atPath: "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))
+    }
+
+    static func osName() -> String {
+        guard let text = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) else { return "unknown" }
+        for line in text.split(separator: "\n") where line.hasPrefix("PRETTY_NAME=") {
+            return String(line.dropFirst("PRETTY_NAME=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return "unknown"
+    }
+
+    static func kernelRelease() -> String {
+        var name = utsname()
+        uname(&name)
+        return withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    static func cpuModel() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
+        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
+            if let colon = line.firstIndex(of: ":") {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return "unknown"
+    }
+
+    /// The compiler that built this binary, from the compile-time version check, refined with the
+    /// toolchain on PATH when it is the same major.minor version.
+    static func swiftVersion() -> String {
+        #if compiler(>=6.4)
+            let compiled = "6.4 or newer"
+        #elseif compiler(>=6.3)
+            let compiled = "6.3"
+        #elseif compiler(>=6.2)
+            let compiled = "6.2"
+        #else
+            let compiled = "6.1"
+        #endif
+        if let line = run(["swift", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }
+        ),
+            line.contains("Swift version \(compiled)")
+        {
+            return String(line)
+        }
+        return "Swift \(compiled) (compile-time check)"
+    }
+
+    static func gitCommit() -> String? {
+        guard let commit = run(["git", "rev-parse", "HEAD"])?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !commit.isEmpty
+        else { return nil }
+        let dirty = run(["git", "status", "--porcelain", "--untracked-files=no"]).map { !$0.isEmpty } ?? false
+        return dirty ? commit + "-dirty" : commit
+    }
+
+    static func loadAverage() -> [Double] {
+        var values = [Double](repeating: 0, count: 3)
+        let n = getloadavg(&values, 3)
+        return n == 3 ? values : []
+    }
+
+    static func readLine(atPath path: String) -> String? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return line.isEmpty ? nil : line
+    }
+
+    /// Runs a command found on PATH and returns its stdout, or nil if it could not run or failed.
+    static func run(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

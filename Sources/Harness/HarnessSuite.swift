@@ -1,0 +1,17 @@
+/// Benchmarks of the harness itself: what an empty body and the optimisation barriers cost.
+/// They show what the smallest measurable difference is on this machine.
+public let harnessSuite = BenchmarkSuite(
+    name: "Harness",
+    benchmarks: [
+        // Nothing at all: after the clock's overhead is removed this must be well under 1 ns/op.
+        Benchmark("Harness/baseline/empty-body") { _ in },
+        // The cost of the barrier every other benchmark uses to keep its result alive.
+        Benchmark("Harness/baseline/black-hole", throughput: .items(1)) { n in
+            for i in 0..<n { blackHole(i) }
+        },
+        Benchmark("Harness/baseline/identity", throughput: .items(1)) { n in
+            var sum = 0
+            for i in 0..<n { sum &+= identity(i) }
+            blackHole(sum)
+        },
+    ])

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Harness
+import PerfReport
+
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two reports benchmark by benchmark.",
+        discussion: """
+            A benchmark regressed when the Mann-Whitney U test finds the difference significant (after \
+            Holm correction across all benchmarks) and the median moved beyond the threshold. \
+            Exit codes: 0 no regression, 2 regression, 1 usage or input error.
+            """
+    )
+
+    @Argument(help: "The baseline report (report.json).")
+    var base: String
+
+    @Argument(help: "The new report (report.json).")
+    var new: String
+
+    @OptionGroup var options: ComparisonOptions
+
+    @Option(help: "Output format: text or markdown (for a pull-request comment).")
+    var format: SummaryFormat = .text
+
+    @Option(name: .shortAndLong, help: "Also write the summary to this file (atomically).")
+    var output: String?
+
+    enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, markdown
+    }
+
+    func run() throws {
+        let baseline = try loadReport(base)
+        let current = try loadReport(new)
+        let comparison = options.comparator.compare(baseline: baseline, current: current)
+        let summary: String
+        switch format {
+        case .markdown: summary = MarkdownSummary.comparison(comparison)
+        case .text: summary = ComparisonText.render(comparison)
+        }
+        print(summary, terminator: "")
+        if let output {
+            do {
+                try AtomicFile.write(Data(summary.utf8), to: URL(fileURLWithPath: output))
+            } catch let error as AtomicFile.WriteError {
+                throw PerfkitError(error.description)
+            }
+        }
+        if comparison.hasRegression { throw ExitCode(2) }
+    }
+}
+
+/// Plain-text comparison for a terminal: one line per benchmark, regressions first.
+enum ComparisonText {
+    static func render(_ comparison: Comparison) -> String {
+        var lines: [String] = []
+        let entries = MarkdownSummary.sortedForReview(comparison.entries)
+        let width = entries.map(\.id.count).max() ?? 0
+        for entry in entries {
+            let id = entry.id.padding(toLength: width, withPad: " ", startingAt: 0)
+            let verdict = entry.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+            lines.append("\(verdict)  \(id)  \(entry.explanation)")
+        }
+        let counts =
+            "\(comparison.count(.regressed)) regressed, \(comparison.count(.improved)) improved, "
+            + "\(comparison.count(.noChange)) no change, \(comparison.count(.withinNoise)) within noise"
+        lines.append(counts)
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

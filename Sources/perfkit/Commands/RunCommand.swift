@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import Harness
+import PerfReport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the benchmarks and write a report.",
+        discussion: """
+            Writes <output>/<timestamp>/report.json (plus the other formats asked for) and prints a \
+            table. With --baseline, compares with that report and exits 2 when a benchmark regressed. \
+            Ctrl-C stops after the current sample and writes what finished, marked incomplete.
+            """
+    )
+
+    @Option(help: "Only run benchmarks whose id (suite/group/case[param]) matches this regular expression.")
+    var filter: String?
+
+    @Flag(help: "The CI configuration: fewer and shorter samples (the whole suite in under 2 minutes).")
+    var quick = false
+
+    @Option(help: "Samples per benchmark (default 25, or 10 with --quick).")
+    var samples: Int?
+
+    @Option(
+        name: .customLong("time-budget"),
+        help: "Seconds of measurement per benchmark (default 1, or 0.12 with --quick).")
+    var timeBudget: Double?
+
+    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
+    var format = "json"
+
+    @Option(help: "Directory under which the timestamped report directory is created.")
+    var output = "Reports"
+
+    @Option(help: "Compare with this report and exit 2 on a regression.")
+    var baseline: String?
+
+    @OptionGroup var comparison: ComparisonOptions
+
+    @Flag(help: "Count allocations per operation (re-executes perfkit with malloc-interposer preloaded).")
+    var allocations = false
+
+    @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
+    var allowDebugBuild = false
+
+    func validate() throws {
+        if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
+        if let timeBudget, !(timeBudget > 0) || !timeBudget.isFinite {
+            throw ValidationError("--time-budget must be a positive number of seconds")
+        }
+        _ = try OutputFormat.parseList(format)
+        try comparison.validate()
+    }
+
+    func run() throws {
+        if buildConfiguration == "debug" && !allowDebugBuild {
+            throw PerfkitError(
+                "this is a debug build; benchmark a release build (swift build -c release) or pass --allow-debug-build")
+        }
+        if allocations && !InterposedAllocationCounter.isPreloaded {
+            try InterposedAllocationCounter.reexecWithInterposer()
+        }
+        let formats = try OutputFormat.parseList(format)
+        let selection: BenchmarkSelection
+        do {
+            selection = try BenchmarkSelection(filter: filter, suites: Suites.all)
+        } catch let error as BenchmarkSelection.InvalidFilter {
+            throw PerfkitError(error.description)
+        }
+        // Read the baseline and prepare the output before measuring: bad input fails in a second.
+        let baselineReport = try baseline.map(loadReport)
+        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+
+        var configuration = quick ? RunConfiguration.quick : RunConfiguration()
+        if let samples { configuration.samples = samples }
+        if let timeBudget { configuration.timeBudgetSeconds = timeBudget }
+        configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
+        if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
+
+        let settings = RunSettings(
+            filter: filter, quick: quick, samples: configuration.samples,
+            timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
+            minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: allocations,
+            instructions: false)
+        let session = BenchmarkSession(
+            selection: selection, configuration: configuration, settings: settings,
+            buildConfiguration: buildConfiguration)
+
+        InterruptFlag.install()
+        let progress = ProgressLine()
+        var report = session.run(shouldStop: { InterruptFlag.isSet }, progress: progress.update)
+        progress.finish()
+
+        if let baselineReport {
+            report.comparison = comparison.comparator.compare(baseline: baselineReport, current: report)
+        }
+        let written = try writer.write(report, formats: formats, baseline: baselineReport)
+
+        print(ResultTable.text(report), terminator: "")
+        for metric in report.metrics where !metric.available {
+            print("note: \(metric.metric.rawValue) not measured: \(metric.reason ?? "unavailable")")
+        }
+        if let reason = report.incompleteReason { print("warning: the report is incomplete: \(reason)") }
+        if let result = report.comparison {
+            print(MarkdownSummary.comparison(result, title: "compared with \(baseline ?? "baseline")"))
+        }
+        for url in written { print("report: \(url.path)") }
+
+        if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
+        if report.comparison?.hasRegression == true { throw ExitCode(2) }
+    }
+}
+
+/// The build configuration of this perfkit binary; a debug build's numbers are not meaningful.
+let buildConfiguration: String = {
+    #if DEBUG
+        return "debug"
+    #else
+        return "release"
+    #endif
+}()
+
+/// Loads a report given on the command line, turning load problems into one-line errors.
+func loadReport(_ path: String) throws -> Report {
+    do {
+        return try ReportCoding.load(from: URL(fileURLWithPath: path))
+    } catch let error as ReportCoding.LoadError {
+        throw PerfkitError(error.description)
+    }
+}
+
+/// "benchmark i of n, elapsed, ETA" on stderr, redrawn in place, only when stderr is a terminal.
+final class ProgressLine {
+    private let enabled = isatty(STDERR_FILENO) == 1
+
+    func update(_ progress: BenchmarkSession.Progress) {
+        guard enabled, progress.index < progress.total else { return }
+        var line = "[\(progress.index + 1)/\(progress.total)] \(progress.id)  elapsed \(Int(progress.elapsedSeconds))s"
+        if progress.index > 0 {
+            let eta = progress.elapsedSeconds / Double(progress.index) * Double(progress.total - progress.index)
+            line += "  ETA \(Int(eta.rounded()))s"
+        }
+        printError("\r\u{1B}[K" + line)
+    }
+
+    func finish() {
+        if enabled { printError("\r\u{1B}[K") }
+    }
+}
