@@ -9,7 +9,7 @@ enum StallBuilder {
         for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, now: UInt64,
         symbolicator: Symbolicator
     ) -> StallRecord {
-        let elapsed = now - episode.busySince
+        let elapsed = now.saturatingSubtract(episode.busySince)
         let duration = elapsed > episode.excused ? elapsed - episode.excused : 0
         let start = Date().addingTimeInterval(-Double(elapsed) / 1e9)
         let tid = episode.threadID ?? 0
@@ -18,7 +18,7 @@ enum StallBuilder {
         if let before = episode.cpuAtFirstSeen, let after = ThreadInfo.cpuNanoseconds(of: tid), after >= before {
             cpu = Double(after - before)
         }
-        let observedWall = Double(max(1, now - episode.firstSeen))
+        let observedWall = Double(max(1, now.saturatingSubtract(episode.firstSeen)))
         let states = episode.samples.map(\.state)
         let classification = classify(cpu: cpu, wall: observedWall, states: states)
 

@@ -60,7 +60,7 @@ final class WatchdogLoop: @unchecked Sendable {
         var bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- cprobe_monotonic_ns())
         var expectedWake = cprobe_monotonic_ns() + tick
         while true {
-            let timeout = expectedWake > cprobe_monotonic_ns() ? expectedWake - cprobe_monotonic_ns() : 0
+            let timeout = expectedWake.saturatingSubtract(cprobe_monotonic_ns())
             if stopRequest.wait(timeout: .now() + .nanoseconds(Int(timeout))) == .success { break }
             let now = cprobe_monotonic_ns()
             // A late wake-up of this thread, or CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC
@@ -93,7 +93,7 @@ final class WatchdogLoop: @unchecked Sendable {
         }
         guard let pinger else { return nil }
         if pingOutstanding, pinger.arrivedGeneration == pingGeneration { pingOutstanding = false }
-        if !pingOutstanding, now - pingSentAt >= pingInterval { sendPing(pinger, now: now) }
+        if !pingOutstanding, now.saturatingSubtract(pingSentAt) >= pingInterval { sendPing(pinger, now: now) }
         return pingOutstanding ? (pingSentAt, pinger.threadID) : nil
     }
 
@@ -117,11 +117,11 @@ final class WatchdogLoop: @unchecked Sendable {
         guard var current = episode else { return }
         if pause > 0 {
             // Only the part of the pause inside this busy period is excused.
-            current.excused += min(pause, now - current.busySince)
+            current.excused += min(pause, now.saturatingSubtract(current.busySince))
             current.pausedDuring = true
         }
         if current.threadID == nil { current.threadID = busy.thread }
-        let elapsed = now - current.busySince
+        let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now
         if effective >= threshold { current.confirmed = true }
@@ -202,4 +202,10 @@ struct StallSample {
     /// Program counters, innermost first; nil when the handler gave no answer (or was not asked).
     var stack: [UInt]?
     var state: String
+}
+
+extension UInt64 {
+    /// `self - other`, or 0 when `other` is later: the watched thread may stamp its busy time
+    /// just after the watchdog read the clock.
+    func saturatingSubtract(_ other: UInt64) -> UInt64 { self > other ? self - other : 0 }
 }
