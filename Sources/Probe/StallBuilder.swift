@@ -22,14 +22,18 @@ enum StallBuilder {
         let states = episode.samples.map(\.state)
         let classification = classify(cpu: cpu, wall: observedWall, states: states)
 
-        let stacks = episode.samples.compactMap(\.stack).map { symbolicator.symbolicate(stack: $0) }
+        let stacks = episode.samples.compactMap { sample -> [StackFrame]? in
+            if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }
+            // Not signalled, to keep its sleep intact: the syscall stands in for the stack.
+            return sample.syscall.map { [StackFrame(address: 0, symbol: "[syscall \($0)]")] }
+        }
         let tree = callTree(stacks)
         let top = mostFrequent(stacks)
         return StallRecord(
             watchdog: watchdog, threadID: tid, start: start, durationNanoseconds: Double(duration), ongoing: ongoing,
             thresholdNanoseconds: Double(threshold), threadCPUNanoseconds: cpu, classification: classification,
             threadStates: states, sampleCount: episode.samples.count,
-            unansweredSamples: episode.samples.count { $0.stack == nil }, callTree: tree, topStack: top,
+            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree, topStack: top,
             groupKey: groupKey(top))
     }
 

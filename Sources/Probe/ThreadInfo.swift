@@ -18,6 +18,21 @@ enum ThreadInfo {
         read("/proc/self/task/\(tid)/syscall")?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Syscalls that fail with EINTR when a signal handler runs, whatever SA_RESTART says
+    /// (signal(7), "interrupted by a signal handler"), by x86_64 number.
+    static let interruptibleSleeps: [Int: String] = [
+        7: "poll", 23: "select", 34: "pause", 35: "nanosleep", 128: "rt_sigtimedwait", 130: "rt_sigsuspend",
+        208: "io_getevents", 220: "semtimedop", 230: "clock_nanosleep", 232: "epoll_wait", 270: "pselect6",
+        271: "ppoll", 281: "epoll_pwait", 441: "epoll_pwait2",
+    ]
+
+    /// The syscall's name when a `/proc/…/syscall` line shows the thread asleep in one of
+    /// ``interruptibleSleeps``.
+    static func interruptibleSleep(syscallLine: String) -> String? {
+        guard let first = syscallLine.split(separator: " ").first, let number = Int(first) else { return nil }
+        return interruptibleSleeps[number]
+    }
+
     /// True when the thread blocks `signal` (its `SigBlk` mask), so a sample request would only pend.
     static func blocks(signal: Int32, tid: Int32) -> Bool {
         guard let text = read("/proc/self/task/\(tid)/status") else { return false }

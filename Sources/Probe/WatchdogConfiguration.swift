@@ -24,6 +24,10 @@ public struct WatchdogConfiguration: Sendable {
     /// The real-time signal used to ask the watched thread for its stack. Default `SIGRTMIN + 7`,
     /// or the `PROBE_SIGNAL` environment variable (`SIGRTMIN+N` or a number). See README.
     public var signal: Int32 = WatchdogConfiguration.defaultSignal
+    /// False (default): a thread asleep in nanosleep, poll, epoll_wait, … is not signalled, since
+    /// the signal would end its sleep early with EINTR; the sample records the syscall instead of
+    /// a stack. True: take the stack anyway and accept the early wake-up.
+    public var interruptSleepingSyscalls: Bool = false
     /// Called on the watchdog's thread for each stall. Must not call `stop()` synchronously.
     public var onStall: (@Sendable (StallRecord) -> Void)?
     /// Appends each stall as one JSON object per line to this file.

@@ -150,6 +150,14 @@ final class WatchdogLoop: @unchecked Sendable {
             return
         }
         episode.lastSyscall = syscall
+        // nanosleep, poll, epoll_wait … return EINTR when a handler runs, even with SA_RESTART:
+        // record where the thread sleeps instead of changing how long it sleeps.
+        if !configuration.interruptSleepingSyscalls, state == "S", let syscall,
+            let name = ThreadInfo.interruptibleSleep(syscallLine: syscall)
+        {
+            episode.samples.append(StallSample(stack: nil, state: state, syscall: name))
+            return
+        }
         if ThreadInfo.blocks(signal: configuration.signal, tid: tid) {
             episode.samples.append(StallSample(stack: nil, state: state))
             return
@@ -202,6 +210,8 @@ struct StallSample {
     /// Program counters, innermost first; nil when the handler gave no answer (or was not asked).
     var stack: [UInt]?
     var state: String
+    /// Set instead of a stack when the thread slept in a syscall a signal would cut short.
+    var syscall: String? = nil
 }
 
 extension UInt64 {

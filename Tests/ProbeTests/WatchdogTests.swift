@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import Synchronization
 import Testing
 
 @testable import Probe
@@ -63,6 +64,51 @@ struct WatchdogTests {
         Thread.sleep(forTimeInterval: 0.3)
         watchdog.stop()
         #expect(collector.all.isEmpty)
+    }
+
+    @Test func sleepingStallIsBlockedAndItsSleepIsNotCutShort() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
+        try watchdog.start()
+        let slept = Mutex<Double>(0)
+        thread.run {
+            let start = DispatchTime.now().uptimeNanoseconds
+            usleep(400_000)
+            slept.withLock { $0 = Double(DispatchTime.now().uptimeNanoseconds - start) }
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        // A signal would have ended usleep early with EINTR.
+        #expect(slept.withLock { $0 } >= 390e6)
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].classification == .blocked)
+        #expect(stalls[0].topStack.first?.symbol?.contains("nanosleep") == true, "\(stalls[0].topStack)")
+    }
+
+    @Test func lockWaitIsBlockedWithTheWaitingFunctionOnTheStack() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
+        let lock = LockForProbeTest()
+        let holding = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            lock.hold(milliseconds: 350, holding: holding)
+        }
+        holder.start()
+        holding.wait()
+        try watchdog.start()
+        thread.run { waitForLockForProbeTest(lock) }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].classification == .blocked)
+        let names = stalls[0].callTree.map(allSymbols) ?? []
+        #expect(names.contains { $0.contains("waitForLockForProbeTest") }, "\(names)")
     }
 
     @Test func stallOnASerialQueueIsReported() throws {
@@ -155,4 +201,22 @@ struct WatchdogTests {
 
 func allSymbols(_ node: CallTreeNode) -> [String] {
     (node.frame?.symbol.map { [$0] } ?? []) + node.children.flatMap(allSymbols)
+}
+
+final class LockForProbeTest: @unchecked Sendable {  // the mutex is the synchronisation
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(mutex, nil) }
+
+    func hold(milliseconds: Int, holding: DispatchSemaphore) {
+        pthread_mutex_lock(mutex)
+        holding.signal()
+        usleep(UInt32(milliseconds) * 1000)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+@inline(never)
+func waitForLockForProbeTest(_ lock: LockForProbeTest) {
+    pthread_mutex_lock(lock.mutex)
+    pthread_mutex_unlock(lock.mutex)
 }
