@@ -28,10 +28,15 @@ final class ELFImage: @unchecked Sendable {  // immutable after init
 
     enum LoadError: Error { case unreadable, notELF64 }
 
-    init(path: String) throws {
+    convenience init(path: String) throws {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             throw LoadError.unreadable
         }
+        try self.init(path: path, data: data)
+    }
+
+    /// An image already in memory, such as the kernel's vDSO (a complete ELF file mapped by the kernel).
+    init(path: String, data: Data) throws {
         self.path = path
         self.bytes = data
         let parsed = try data.withUnsafeBytes { raw -> ([Segment], [Symbol], String?) in

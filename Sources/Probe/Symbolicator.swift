@@ -77,10 +77,15 @@ public final class Symbolicator: Sendable {
         }
         guard let mapping else { return StackFrame(address: address) }
         var frame = StackFrame(address: address, module: mapping.path)
-        guard mapping.path.hasPrefix("/") else { return frame }  // [vdso], anonymous JIT code, …
+        let isVDSO = mapping.path == "[vdso]"
+        guard mapping.path.hasPrefix("/") || isVDSO else { return frame }  // anonymous JIT code, …
         let image: ELFImage?
         if let cached = state.images[mapping.path] {
             image = cached
+        } else if isVDSO, let start = UnsafeRawPointer(bitPattern: UInt(mapping.start)) {
+            // clock_gettime and friends run in the vDSO: the kernel maps a whole ELF image there.
+            image = try? ELFImage(path: mapping.path, data: Data(bytes: start, count: Int(mapping.end - mapping.start)))
+            state.images[mapping.path] = image
         } else {
             image = try? ELFImage(path: mapping.path)
             state.images[mapping.path] = image

@@ -5,7 +5,8 @@ import Synchronization
 
 /// What a ``Watchdog`` watches.
 public enum WatchTarget: Sendable {
-    /// The main queue (the main thread running `dispatchMain()` or a run loop), by pings.
+    /// The main queue (drained by the main thread's run loop, or after `dispatchMain()` by the
+    /// thread libdispatch drains it on), by pings.
     case mainQueue
     /// A serial queue, by pings. The thread sampled is the one that ran the queue's latest ping
     /// (a serial queue hops between worker threads; see README).
@@ -47,9 +48,10 @@ final class QueuePinger: Sendable {
 
     var arrivedGeneration: UInt64 { arrived.load(ordering: .acquiring) }
 
-    /// The thread to sample while the queue is stalled.
+    /// The thread to sample while the queue is stalled: the one that ran the latest ping. Even
+    /// for the main queue this is not always the main thread: on Linux `dispatchMain()` parks the
+    /// main thread and a worker drains the main queue.
     var threadID: Int32? {
-        if isMain { return getpid() }
         let tid = lastThread.load(ordering: .relaxed)
         return tid == 0 ? nil : tid
     }

@@ -80,14 +80,7 @@ struct StartupCommand: ParsableCommand {
 
         let result = Self.result(
             command: command, mode: mode.rawValue, underPressure: pressure.isActive, launches: launches)
-        let environment = EnvironmentCapture.capture(buildConfiguration: buildConfiguration)
-        let report = Report(
-            createdAt: Date(), environment: environment,
-            settings: RunSettings(
-                filter: nil, quick: false, samples: runs, timeBudgetSeconds: 0, warmupSeconds: 0,
-                minSampleNanoseconds: 0, allocations: false, instructions: false),
-            clock: ClockInfo(source: "CLOCK_BOOTTIME", resolutionNanoseconds: 1, overheadNanoseconds: 0),
-            metrics: [], benchmarks: [], startup: [result])
+        let report = probeReport(startup: [result], samples: runs)
         let written = try writer.write(report, formats: [.json], baseline: nil)
         print(Self.table(result))
         for url in written { print("report: \(url.path)") }
