@@ -41,10 +41,12 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The watchdog's costs as benchmarks (suite "Probe").
+        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe", "ProbeBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]

@@ -332,6 +332,12 @@ int cprobe_startup_mark_at(int index, const char **name, uint64_t *boottime_ns) 
 
 uint64_t cprobe_runtime_init_ns(void) { return runtime_init_ns; }
 
+void cprobe_startup_reset(void) {
+    int count = cprobe_startup_mark_count();
+    for (int i = 0; i < count; i++) atomic_store(&startup_marks[i].ready, 0);
+    atomic_store(&startup_mark_next, 0);
+}
+
 static char startup_file[4096];
 
 static void write_all(int fd, const char *bytes, size_t count) {

@@ -39,6 +39,9 @@ public enum Startup {
         if let copy = strdup(name) { cprobe_startup_mark(copy) }
     }
 
+    /// Forgets every mark, so a benchmark can mark more than the table holds.
+    @_spi(Benchmarks) public static func resetForBenchmarks() { cprobe_startup_reset() }
+
     /// One phase: its name and when it was marked, in ns after time zero.
     public struct Phase: Sendable, Equatable {
         public var name: String

@@ -17,7 +17,7 @@ public enum WatchTarget: Sendable {
 
 /// Pings for a queue target: the watchdog posts a tiny block and times its arrival. A ping that
 /// has not arrived means the queue has been busy at least since it was posted.
-final class QueuePinger: Sendable {
+@_spi(Benchmarks) public final class QueuePinger: Sendable {
     let queue: DispatchQueue
     let isMain: Bool
     let signal: Int32
@@ -26,13 +26,13 @@ final class QueuePinger: Sendable {
     /// Thread that ran the latest ping.
     private let lastThread = Atomic<Int32>(0)
 
-    init(queue: DispatchQueue, isMain: Bool, signal: Int32) {
+    public init(queue: DispatchQueue, isMain: Bool, signal: Int32) {
         self.queue = queue
         self.isMain = isMain
         self.signal = signal
     }
 
-    func post(generation: UInt64) {
+    public func post(generation: UInt64) {
         queue.async { [self] in
             let tid = cprobe_gettid()
             if lastThread.load(ordering: .relaxed) != tid {
@@ -46,7 +46,7 @@ final class QueuePinger: Sendable {
         }
     }
 
-    var arrivedGeneration: UInt64 { arrived.load(ordering: .acquiring) }
+    public var arrivedGeneration: UInt64 { arrived.load(ordering: .acquiring) }
 
     /// The thread to sample while the queue is stalled: the one that ran the latest ping. Even
     /// for the main queue this is not always the main thread: on Linux `dispatchMain()` parks the

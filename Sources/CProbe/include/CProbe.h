@@ -84,6 +84,8 @@ int cprobe_startup_mark(const char *name);
 int cprobe_startup_mark_count(void);
 /// Reads mark `index`: its name and its CLOCK_BOOTTIME timestamp in ns. Returns 0 or -1.
 int cprobe_startup_mark_at(int index, const char **name, uint64_t *boottime_ns);
+/// Forgets every mark (benchmarks only: marks being written concurrently may be lost).
+void cprobe_startup_reset(void);
 /// CLOCK_BOOTTIME (ns) at which the C constructor ran (the "runtime-init" mark).
 uint64_t cprobe_runtime_init_ns(void);
 
