@@ -38,18 +38,22 @@ let package = Package(
         .target(name: "CPixelCopy"),
         .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
         .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
+        // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
+        .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport",
+                "PerfReport", "CProbe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The watchdog's costs as benchmarks (suite "Probe").
+        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -60,5 +64,15 @@ let package = Package(
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),
+        // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
+        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),
+        .testTarget(
+            name: "ProbeTests",
+            dependencies: [
+                "Probe", "PerfReport", "probe-test-helper",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
     ]
 )

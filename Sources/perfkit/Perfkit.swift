@@ -15,6 +15,8 @@ struct Perfkit: ParsableCommand {
             RunCommand.self,
             CompareCommand.self,
             ScaleCommand.self,
+            StartupCommand.self,
+            WatchDemoCommand.self,
         ]
     )
 

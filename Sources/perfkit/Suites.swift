@@ -1,6 +1,7 @@
 import DispatchBench
 import Harness
 import PixelArtBenchmarks
+import ProbeBenchmarks
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
 /// adding its suite here.
@@ -10,6 +11,7 @@ enum Suites {
             harnessSuite,
             dispatchBenchSuite,
             pixelArtSuite,
+            probeSuite,
         ]
     }
 }
