@@ -8,7 +8,8 @@ extension Image {
         return try scaled(width: size.width, height: size.height, maxPixels: maxPixels)
     }
 
-    public func scaled(width newWidth: Int, height newHeight: Int, maxPixels: Int = PNG.defaultMaxPixels) throws(PixelArtError)
+    public func scaled(width newWidth: Int, height newHeight: Int, maxPixels: Int = PNG.defaultMaxPixels)
+        throws(PixelArtError)
         -> Image
     {
         guard newWidth > 0, newHeight > 0 else { throw .invalidScale("output size \(newWidth)×\(newHeight) is empty") }

@@ -36,8 +36,9 @@ public enum NearestNeighbor {
     public static let streamingThresholdBytes = 4 << 20
 
     /// Scales `source` (`sourceWidth` × `sourceHeight` pixels of `bytesPerPixel` bytes, rows
-    /// `sourceRowBytes` apart) into `destination`. Buffers must not overlap. `threads` bands run in
-    /// parallel (1 = on the calling thread); nil picks the number of cores for large outputs.
+    /// `sourceRowBytes` apart) into `destination`. Buffers must not overlap. The output is split in
+    /// `threads` row bands run in parallel (1 = on the calling thread); nil picks 8 per core for
+    /// large outputs.
     public static func scale(
         source: UnsafeRawPointer, sourceWidth: Int, sourceHeight: Int, sourceRowBytes: Int,
         destination: UnsafeMutableRawPointer, destinationWidth: Int, destinationHeight: Int,
@@ -54,9 +55,11 @@ public enum NearestNeighbor {
             destinationRowBytes: destinationRowBytes, bytesPerPixel: bytesPerPixel,
             streaming: destinationRowBytes * destinationHeight >= streamingThresholdBytes)
         let outputBytes = destinationRowBytes * destinationHeight
+        // Eight bands per core: concurrentPerform hands bands out as cores become free, so a core
+        // that another process holds for a while does not leave the whole image waiting on its band.
         let bands =
             threads
-            ?? (outputBytes < parallelThresholdBytes ? 1 : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+            ?? (outputBytes < parallelThresholdBytes ? 1 : 8 * max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let bandCount = min(max(bands, 1), destinationHeight)
         if bandCount == 1 {
             job.run(rows: 0..<destinationHeight)

@@ -40,11 +40,15 @@ public enum PNG {
         var reader: OpaquePointer?
         var status: Int32 = -1
         if let base = bytes.baseAddress {
-            status = message.status { cpng_reader_open(base, bytes.count, UInt64(max(maxPixels, 0)), &info, &reader, $0, $1) }
+            status = message.status {
+                cpng_reader_open(base, bytes.count, UInt64(max(maxPixels, 0)), &info, &reader, $0, $1)
+            }
         }
         let width = Int(info.width)
         let height = Int(info.height)
-        if status == Int32(CPNG_TOO_MANY_PIXELS) { throw .tooManyPixels(width: width, height: height, limit: maxPixels) }
+        if status == Int32(CPNG_TOO_MANY_PIXELS) {
+            throw .tooManyPixels(width: width, height: height, limit: maxPixels)
+        }
         guard status == 0, let reader else { throw .invalidPNG(bytes.isEmpty ? "file is empty" : message.text) }
         defer { cpng_reader_close(reader) }
 
@@ -137,7 +141,9 @@ public enum PNG {
         let encoded = palette.withUnsafeBytes { paletteBytes in
             params.palette = paletteBytes.baseAddress!.assumingMemoryBound(to: (UInt8, UInt8, UInt8, UInt8).self)
             return image.pixels.withUnsafeBytes { pixels in
-                message.call { cpng_write(&params, pixels.baseAddress, image.bytesPerRow, &output, &outputSize, $0, $1) }
+                message.call {
+                    cpng_write(&params, pixels.baseAddress, image.bytesPerRow, &output, &outputSize, $0, $1)
+                }
             }
         }
         guard encoded, let output else { throw .encodingFailed(message.text) }

@@ -145,7 +145,7 @@ func pixelArtImage(width: Int, height: Int) throws -> Image {
         return state >> 33
     }
     let palette: [[UInt8]] = (0..<16).map { i in
-        [UInt8(next() & 0xFF), UInt8(next() & 0xFF), UInt8(next() & 0xFF), i < 12 ? 255 : UInt8(64 * (i - 11))]
+        [UInt8(next() & 0xFF), UInt8(next() & 0xFF), UInt8(next() & 0xFF), i < 12 ? 255 : UInt8(60 * (i - 11))]
     }
     let blocksX = (width + 7) / 8
     let blocks = (0..<blocksX * ((height + 7) / 8)).map { _ in Int(next() % 16) }

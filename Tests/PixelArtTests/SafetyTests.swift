@@ -62,8 +62,10 @@ struct SafetyTests {
     /// each decodes or throws, and a decoded image is consistent.
     @Test func fuzzedFilesNeverCrash() throws {
         var rng = SplitMix64(seed: 2024)
-        let seeds = try ["basn0g01.png", "basi3p04.png", "basn6a16.png", "tbrn2c08.png", "basi2c08.png", "s09n3p02.png"]
-            .map(pngSuiteFile)
+        let seeds = try [
+            "basn0g01.png", "basi3p04.png", "basn6a16.png", "tbrn2c08.png", "basi2c08.png", "s09n3p02.png",
+        ]
+        .map(pngSuiteFile)
         var decoded = 0
         var rejected = 0
         for round in 0..<3000 {

@@ -75,7 +75,9 @@ struct ScalingTests {
                 let k = Int.random(in: 1...9, using: &rng)
                 (newWidth, newHeight) = (width * k, height * k)
             case 1:
-                (newWidth, newHeight) = (width * Int.random(in: 1...5, using: &rng), Int.random(in: 1...90, using: &rng))
+                (newWidth, newHeight) = (
+                    width * Int.random(in: 1...5, using: &rng), Int.random(in: 1...90, using: &rng)
+                )
             default:
                 (newWidth, newHeight) = (Int.random(in: 1...90, using: &rng), Int.random(in: 1...90, using: &rng))
             }
@@ -86,7 +88,8 @@ struct ScalingTests {
                     width: newWidth, height: newHeight, format: format,
                     pixels: [UInt8](repeating: 0, count: expected.count))
                 try Image.scale(image, into: &destination, threads: threads)
-                #expect(destination.pixels == expected, "\(width)×\(height) → \(newWidth)×\(newHeight), \(threads) bands")
+                #expect(
+                    destination.pixels == expected, "\(width)×\(height) → \(newWidth)×\(newHeight), \(threads) bands")
             }
         }
     }
@@ -116,7 +119,8 @@ struct ScalingTests {
             source.withUnsafeBytes { input in
                 destination.withUnsafeMutableBytes { output in
                     NearestNeighbor.scale(
-                        source: input.baseAddress! + 1, sourceWidth: 13, sourceHeight: 7, sourceRowBytes: sourceRowBytes,
+                        source: input.baseAddress! + 1, sourceWidth: 13, sourceHeight: 7,
+                        sourceRowBytes: sourceRowBytes,
                         destination: output.baseAddress! + 1, destinationWidth: w, destinationHeight: h,
                         destinationRowBytes: destinationRowBytes, bytesPerPixel: 4)
                 }
@@ -193,7 +197,8 @@ struct ScalingTests {
         #expect(throws: PixelArtError.self) { try Image(width: 2, height: 2, format: .rgb8, pixels: [0, 0, 0]) }
         #expect(throws: PixelArtError.self) { try Image(width: 0, height: 2, format: .rgb8, pixels: []) }
         #expect(throws: PixelArtError.self) {
-            try Image(width: 1, height: 1, format: .indexed8, pixels: [3], palette: [PaletteEntry(red: 0, green: 0, blue: 0)])
+            try Image(
+                width: 1, height: 1, format: .indexed8, pixels: [3], palette: [PaletteEntry(red: 0, green: 0, blue: 0)])
         }
         #expect(throws: PixelArtError.self) { try Image(width: 1, height: 1, format: .indexed8, pixels: [0]) }
         #expect(throws: PixelArtError.self) {
