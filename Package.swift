@@ -30,6 +30,8 @@ let package = Package(
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
         .target(name: "DispatchBench", dependencies: ["Harness"]),
+        // The self-contained HTML report (inline CSS and SVG, no network).
+        .target(name: "HTMLReport", dependencies: ["PerfReport"]),
         .target(name: "PixelArt", dependencies: []),
         .target(
             name: "Probe",
@@ -42,12 +44,13 @@ let package = Package(
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe", "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),
     ]
 )

@@ -11,7 +11,8 @@ struct Perfkit: ParsableCommand {
         abstract: "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
         version: perfkitVersionString,
         subcommands: [
-            ListCommand.self
+            ListCommand.self,
+            ReportCommand.self,
         ]
     )
 
