@@ -177,7 +177,7 @@ struct BenchmarksSection {
                 if let entry = page.comparisonEntries[result.id] {
                     let style = ComparisonVerdictStyle(entry.verdict)
                     out += """
-                        <td data-value="\(style.rank)"><a href="#\(page.comparisonAnchors[entry.id] ?? "")">\(style.badge)</a> \
+                        <td class="nowrap" data-value="\(style.rank)"><a href="#\(page.comparisonAnchors[entry.id] ?? "")">\(style.badge)</a> \
                         \(entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "")</td>
                         """
                 } else {
@@ -200,7 +200,7 @@ struct BenchmarksSection {
             }
             out += """
                 <td class="num" data-value="\(time.count)">\(time.count)\
-                \(time.outliers.total > 0 ? " (\(time.outliers.total) outliers)" : "")</td></tr>
+                \(time.outliers.total > 0 ? " (\(time.outliers.total) outlier\(time.outliers.total == 1 ? "" : "s"))" : "")</td></tr>
                 """
         }
         out += "</tbody></table>"

@@ -7,6 +7,8 @@ struct ChartScale: Sendable {
     var pixelLower: Double
     var pixelUpper: Double
     var logarithmic: Bool
+    /// Tick values to use instead of the automatic ones (those outside the domain are dropped).
+    var tickValues: [Double]?
 
     /// A scale covering `values` (non-finite ones, and non-positive ones on a log scale, are
     /// ignored), drawn from pixel `pixels.from` (lowest value) to `pixels.to` (highest; smaller
@@ -55,6 +57,7 @@ struct ChartScale: Sendable {
     /// Round values inside the domain: 1-2-5 steps on a linear scale, powers of ten (with 2 and 5
     /// when the domain spans less than two decades) on a log scale.
     func ticks(approximateCount: Int = 5) -> [Double] {
+        if let tickValues { return tickValues.filter { $0 >= lower && $0 <= upper } }
         if logarithmic {
             let first = Int(floor(log10(lower)))
             let last = Int(ceil(log10(upper)))

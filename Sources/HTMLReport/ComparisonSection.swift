@@ -45,7 +45,7 @@ struct ComparisonSection {
                 <td class="num" data-value="\(value: entry.currentMedian ?? .nan)">\(entry.currentMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
                 <td class="num" data-value="\(value: entry.adjustedPValue ?? .nan)">\(ComparisonSection.pValues(entry))</td>\
                 <td class="num">±\(UnitFormatting.count(entry.thresholdPercent)) %</td>\
-                <td>\(entry.metric.rawValue)</td></tr>
+                <td>\(ComparisonSection.metricName(entry.metric))</td></tr>
                 """
         }
         out += "</tbody></table>"
@@ -111,9 +111,22 @@ struct ComparisonSection {
         }
     }
 
-    static func pValue(_ p: Double) -> String {
+    /// A p-value to three significant digits, or "< 0.001"; with `relation`, "= 0.0123" or "< 0.001".
+    static func metricName(_ metric: Metric) -> String {
+        switch metric {
+        case .wallTime: return "wall time"
+        case .cpuTime: return "CPU time"
+        case .contextSwitches: return "context switches"
+        case .allocations: return "allocations"
+        case .instructions: return "instructions"
+        case .cycles: return "cycles"
+        }
+    }
+
+    static func pValue(_ p: Double, relation: Bool = false) -> String {
         guard p.isFinite else { return "—" }
-        return p < 0.001 ? "< 0.001" : UnitFormatting.significant(p)
+        if p < 0.001 { return "< 0.001" }
+        return (relation ? "= " : "") + UnitFormatting.significant(p)
     }
 
     static func pValues(_ entry: ComparisonEntry) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import PerfReport
 
 /// Where and how the run was measured; next to the baseline's environment when there is one,
@@ -25,15 +26,33 @@ struct EnvironmentSection {
         }
         out += "</dl>"
         if let baseline = report.comparison?.baselineEnvironment ?? page.baseline?.environment {
-            let old = EnvironmentSection.rows(baseline)
-            out += "<h3>Current vs baseline environment</h3><table id=\"environment-diff\"><thead><tr><th></th><th>current</th><th>baseline</th><th></th></tr></thead><tbody>"
-            for ((name, value), (_, baselineValue)) in zip(current, old) {
-                let differs = value != baselineValue
-                let note: Markup = differs && EnvironmentSection.timeRelevant.contains(name) ? "<span class=\"warn-mark\">⚠ differs</span>" : (differs ? "<span class=\"muted\">differs</span>" : "")
-                out += "<tr><td>\(name)</td><td>\(value)</td><td>\(baselineValue)</td><td>\(note)</td></tr>"
+            let pairs = zip(current, EnvironmentSection.rows(baseline)).map { ($0.0, $0.1, $1.1) }
+            let differing = pairs.filter { $0.1 != $0.2 }
+            // Only the differences are shown up front; identical environments take one line.
+            if differing.isEmpty {
+                out += "<p id=\"environment-diff\">The baseline was measured in the same environment.</p>"
+            } else {
+                out += "<h3>Differences from the baseline's environment</h3>"
+                out += EnvironmentSection.comparisonTable(differing, id: "environment-diff")
             }
-            out += "</tbody></table>"
+            out += "<details><summary class=\"small\">Full environment of both runs</summary>"
+            out += EnvironmentSection.comparisonTable(pairs, id: "environment-both")
+            out += "</details>"
         }
+        return out
+    }
+
+    private static func comparisonTable(_ rows: [(String, String, String)], id: String) -> Markup {
+        var out: Markup = """
+            <table id="\(id)"><thead><tr><th></th><th>current</th><th>baseline</th><th></th></tr></thead><tbody>
+            """
+        for (name, value, baselineValue) in rows {
+            let differs = value != baselineValue
+            let note: Markup =
+                !differs ? "" : timeRelevant.contains(name) ? "<span class=\"warn-mark\">⚠ differs</span>" : "differs"
+            out += "<tr><td>\(name)</td><td>\(value)</td><td>\(baselineValue)</td><td>\(note)</td></tr>"
+        }
+        out += "</tbody></table>"
         return out
     }
 
@@ -51,7 +70,7 @@ struct EnvironmentSection {
             ("Swift", environment.swiftVersion),
             ("Build configuration", environment.buildConfiguration),
             ("Git commit", environment.gitCommit ?? "unknown"),
-            ("Load average", environment.loadAverage.map { UnitFormatting.significant($0) }.joined(separator: " ")),
+            ("Load average", environment.loadAverage.map { String(format: "%.2f", $0) }.joined(separator: " ")),
             ("CPU governor", environment.cpuGovernor ?? "none exposed"),
         ]
     }

@@ -32,7 +32,7 @@ struct MedianBarChart {
             includeZero: !logarithmic)
         var out = ChartParts.open(width: width, height: height, label: title)
         out += ChartParts.horizontalAxis(
-            scale, y: plotBottom, gridTop: top, format: UnitFormatting.duration(nanoseconds:),
+            scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),
             caption: logarithmic ? "time per operation (log scale)" : "time per operation")
         for (index, bar) in bars.enumerated() {
             let y = top + rowHeight * Double(index)

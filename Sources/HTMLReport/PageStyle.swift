@@ -31,6 +31,7 @@ enum PageStyle {
         th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
         th{background:var(--panel);font-weight:600;white-space:nowrap}
         td.num,th.num{text-align:right;white-space:nowrap}
+        td.nowrap{white-space:nowrap}
         td.name{overflow-wrap:anywhere;min-width:12em}
         table.sortable th{cursor:pointer}
         table.sortable th[aria-sort=ascending]::after{content:" ▲"}
@@ -106,6 +107,7 @@ enum PageStyle {
           details>summary{list-style:none}
           details.group,svg.chart,table tr,pre{break-inside:avoid}
           h2{break-after:avoid}
+          pre,pre.tree{white-space:pre-wrap;max-height:none;overflow:visible}
           a{color:inherit}
           .badge,.verdict-summary .count,.warnbox{print-color-adjust:exact;-webkit-print-color-adjust:exact}
         }

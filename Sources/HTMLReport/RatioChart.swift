@@ -37,6 +37,13 @@ struct RatioChart {
         let padded = Swift.max(extent * 1.15, 0.02)
         scale.lower = pow10(-padded)
         scale.upper = pow10(padded)
+        // Ratios read best at familiar steps (0.8×, 1.25×, 2×); pick a set that fits the spread.
+        switch padded {
+        case ..<0.05: scale.tickValues = [0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1]
+        case ..<0.2: scale.tickValues = [0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5]
+        case ..<0.5: scale.tickValues = [0.33, 0.5, 0.67, 1, 1.5, 2, 3]
+        default: scale.tickValues = [0.001, 0.01, 0.1, 0.5, 1, 2, 10, 100, 1000]
+        }
         var out = ChartParts.open(width: width, height: height, label: title)
         out += "<rect class=\"threshold-band\" x=\"\(px: scale(1 / (1 + threshold)))\" y=\"\(px: top)\" width=\"\(px: max(0, scale(1 + threshold) - scale(1 / (1 + threshold))))\" height=\"\(px: plotBottom - top)\"><title>within the ±\(UnitFormatting.count(threshold * 100)) % threshold</title></rect>"
         out += ChartParts.horizontalAxis(

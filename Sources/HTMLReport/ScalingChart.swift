@@ -28,7 +28,7 @@ struct ScalingChart {
         let width = 560.0
         let height = 320.0
         let left = 70.0
-        let right = width - 16
+        let right = width - 24
         let top = 10.0
         let bottom = height - 44 - 16 * Double((series.count + 1) / 2)
         let points = series.flatMap(\.points)
@@ -36,9 +36,9 @@ struct ScalingChart {
         let y = ChartScale(
             covering: points.flatMap { [$0.median, $0.lower, $0.upper] }, pixels: (bottom, top), logarithmic: true)
         var out = ChartParts.open(width: width, height: height, label: title)
-        out += ChartParts.verticalAxis(y, x: left, gridRight: right, format: UnitFormatting.duration(nanoseconds:))
+        out += ChartParts.verticalAxis(y, x: left, gridRight: right, format: UnitFormatting.durationTick(nanoseconds:))
         out += ChartParts.horizontalAxis(
-            x, y: bottom, gridTop: top, format: UnitFormatting.count, caption: "parameter (size), log scale")
+            x, y: bottom, gridTop: top, format: UnitFormatting.countTick, caption: "parameter (size), log scale")
         for (index, line) in series.enumerated() {
             let style = "series\(index % 6)"
             let path = line.points.enumerated().map { i, p in

@@ -23,7 +23,7 @@ struct StallTimeline {
         let scale = ChartScale(covering: [0] + ends, pixels: (labelWidth, width - 16), logarithmic: false, includeZero: true)
         var out = ChartParts.open(width: width, height: height, label: "Stalls over time, one lane per watchdog")
         out += ChartParts.horizontalAxis(
-            scale, y: plotBottom, gridTop: top, format: UnitFormatting.duration(nanoseconds:),
+            scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),
             caption: "time since the first stall")
         for (index, lane) in lanes.enumerated() {
             let y = top + laneHeight * Double(index)

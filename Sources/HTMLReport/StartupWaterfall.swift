@@ -26,7 +26,7 @@ struct StartupWaterfall {
         let scale = ChartScale(covering: ends, pixels: (labelWidth, width - 70), logarithmic: false, includeZero: true)
         var out = ChartParts.open(width: width, height: height, label: title)
         out += ChartParts.horizontalAxis(
-            scale, y: plotBottom, gridTop: top, format: UnitFormatting.duration(nanoseconds:),
+            scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),
             caption: "time since launch (median; whisker: fastest … p90 launch)")
         for (row, name) in phaseNames.enumerated() {
             let y = top + rowHeight * Double(row)

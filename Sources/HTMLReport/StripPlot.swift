@@ -28,7 +28,7 @@ struct StripPlot {
         let scale = ChartScale(covering: all, pixels: (labelWidth, width - 20), logarithmic: logarithmic)
         var out = ChartParts.open(width: width, height: height, label: title)
         out += ChartParts.horizontalAxis(
-            scale, y: plotBottom, gridTop: top, format: UnitFormatting.duration(nanoseconds:),
+            scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),
             caption: logarithmic ? "time per operation (log scale)" : "time per operation")
         var counts = (mild: 0, severe: 0)
         for (rowIndex, row) in rows.enumerated() {

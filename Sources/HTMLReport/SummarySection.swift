@@ -74,7 +74,7 @@ struct SummarySection {
             out += ", \(ComparisonSection.format(before, entry.metric)) → \(ComparisonSection.format(after, entry.metric))"
         }
         if let p = entry.adjustedPValue ?? entry.pValue {
-            out += ", p = \(ComparisonSection.pValue(p))"
+            out += ", p \(ComparisonSection.pValue(p, relation: true))"
         }
         return out
     }

@@ -36,6 +36,26 @@ public enum UnitFormatting {
         return significant(value) + " " + prefixes[index] + "items/s"
     }
 
+    /// A compact axis label: a duration without trailing zeros ("10 ns", "2.5 µs").
+    static func durationTick(nanoseconds: Double) -> String {
+        let text = duration(nanoseconds: nanoseconds)
+        guard let space = text.firstIndex(of: " "), text[..<space].contains(".") else { return text }
+        var number = String(text[..<space])
+        while number.hasSuffix("0") { number.removeLast() }
+        if number.hasSuffix(".") { number.removeLast() }
+        return number + text[space...]
+    }
+
+    /// A compact axis label for sizes: 16, 256, 4k, 64k, 1M (decimal prefixes).
+    static func countTick(_ value: Double) -> String {
+        guard value.isFinite else { return "—" }
+        for (scale, suffix) in [(1e9, "G"), (1e6, "M"), (1e3, "k")] where abs(value) >= scale {
+            let scaled = value / scale
+            return (scaled == scaled.rounded() ? String(Int(scaled)) : String(format: "%.1f", scaled)) + suffix
+        }
+        return count(value)
+    }
+
     /// A plain count such as allocations per operation: integers stay integers.
     public static func count(_ value: Double) -> String {
         guard value.isFinite else { return "—" }
@@ -54,7 +74,8 @@ public enum UnitFormatting {
         guard ratio.isFinite else { return "—" }
         let percent = (ratio - 1) * 100
         let sign = percent > 0 ? "+" : (percent < 0 ? "−" : "±")
-        return sign + significant(abs(percent)) + " %"
+        let magnitude = abs(percent)
+        return sign + String(format: magnitude >= 99.95 ? "%.0f" : "%.1f", magnitude) + " %"
     }
 
     /// Three significant digits, without scientific notation for the ranges used here.
