@@ -139,13 +139,19 @@ def main():
             browser.call(domain, session=session)
         browser.call("Emulation.setDeviceMetricsOverride",
                      {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False}, session)
+        # HTML_CHECK_MEDIA=print renders with the print style sheet; HTML_CHECK_NO_JS=1 with
+        # JavaScript disabled (the page must be fully usable without it).
+        if os.environ.get("HTML_CHECK_MEDIA"):
+            browser.call("Emulation.setEmulatedMedia", {"media": os.environ["HTML_CHECK_MEDIA"]}, session)
+        if os.environ.get("HTML_CHECK_NO_JS") == "1":
+            browser.call("Emulation.setScriptExecutionDisabled", {"value": True}, session)
         browser.call("Page.navigate", {"url": url}, session)
         browser.wait_for("Page.loadEventFired")
         # The filter box must hide every row for a query that matches nothing, and show them again.
         probe = browser.call("Runtime.evaluate", {"returnByValue": True, "expression": """(function () {
             var input = document.querySelector('#filter input');
             var rows = document.querySelectorAll('tr.bench-row').length;
-            if (!input) { return {rows: rows, filtered: null, restored: null, scripts: document.scripts.length}; }
+            if (!input || document.getElementById('filter').hidden) { return {rows: rows, filtered: null, restored: null, scripts: document.scripts.length}; }
             input.value = 'no benchmark is called this';
             input.dispatchEvent(new Event('input'));
             var filtered = document.querySelectorAll('tr.bench-row:not([hidden])').length;
@@ -180,6 +186,11 @@ def main():
 
     if probe.get("scripts", 0) > 1:
         problems.append(f"the page has {probe['scripts']} scripts; only perfkit's own one is expected")
+    if os.environ.get("HTML_CHECK_NO_JS") == "1":
+        if probe.get("filtered") is not None:
+            problems.append("the filter box is shown although JavaScript is disabled")
+    elif probe.get("rows") and probe.get("filtered") is None:
+        problems.append("the filter box did not appear although JavaScript is enabled")
     if probe.get("filtered") not in (None, 0):
         problems.append(f"the filter box left {probe['filtered']} rows visible for a query matching nothing")
     if probe.get("restored") not in (None, probe.get("rows")):

@@ -101,7 +101,9 @@ struct BenchmarksSection {
 
     private func scalingChart(_ group: Group) -> Markup {
         var names: [String] = []
-        for result in group.results where result.parameter != nil && !names.contains(result.name) { names.append(result.name) }
+        for result in group.results where result.parameter != nil && !names.contains(result.name) {
+            names.append(result.name)
+        }
         let series = names.map { name in
             ScalingChart.Series(
                 name: name,
@@ -114,8 +116,10 @@ struct BenchmarksSection {
                     }
                 })
         }
-        let chart = ScalingChart(title: "\(group.suite)/\(group.name): time per operation vs size (log–log)", series: series)
-            .render()
+        let chart = ScalingChart(
+            title: "\(group.suite)/\(group.name): time per operation vs size (log–log)", series: series
+        )
+        .render()
         return chart == "" ? "" : "<h3>Scaling</h3>\(chart)"
     }
 
@@ -126,7 +130,8 @@ struct BenchmarksSection {
         let hasClaims = results.contains { $0.claim != nil }
         let hasCompiledForm = results.contains { $0.compiledForm != nil }
         let hasComparison = results.contains { page.comparisonEntries[$0.id] != nil }
-        var out: Markup = "<table class=\"sortable bench-table\"><thead><tr><th>Benchmark</th><th class=\"num\">Median</th><th class=\"num\">95% CI</th><th class=\"num\">CV</th>"
+        var out: Markup =
+            "<table class=\"sortable bench-table\"><thead><tr><th>Benchmark</th><th class=\"num\">Median</th><th class=\"num\">95% CI</th><th class=\"num\">CV</th>"
         if hasThroughput { out += "<th class=\"num\">Throughput</th>" }
         if hasAllocations { out += "<th class=\"num\">Allocations / op</th>" }
         if hasInstructions { out += "<th class=\"num\">Instructions / op</th>" }
@@ -153,7 +158,8 @@ struct BenchmarksSection {
             if hasThroughput {
                 if let throughput = result.throughput {
                     let rate = throughput.perSecond(nanosecondsPerOperation: time.median)
-                    out += "<td class=\"num\" data-value=\"\(value: rate)\">\(BenchmarksSection.throughput(rate, throughput.unit))</td>"
+                    out +=
+                        "<td class=\"num\" data-value=\"\(value: rate)\">\(BenchmarksSection.throughput(rate, throughput.unit))</td>"
                 } else {
                     out += "<td class=\"num\">—</td>"
                 }
@@ -161,14 +167,16 @@ struct BenchmarksSection {
             if hasAllocations {
                 if let allocations = result.allocationsPerOperation {
                     let bytes = result.allocatedBytesPerOperation.map { " (\(UnitFormatting.bytes($0)))" } ?? ""
-                    out += "<td class=\"num\" data-value=\"\(value: allocations)\">\(UnitFormatting.count(allocations))\(bytes)</td>"
+                    out +=
+                        "<td class=\"num\" data-value=\"\(value: allocations)\">\(UnitFormatting.count(allocations))\(bytes)</td>"
                 } else {
                     out += "<td class=\"num\">—</td>"
                 }
             }
             if hasInstructions {
                 if let instructions = result.instructionsPerOperation {
-                    out += "<td class=\"num\" data-value=\"\(value: instructions)\" title=\"\(result.instructionsSource ?? "")\">\(UnitFormatting.count(instructions.rounded()))</td>"
+                    out +=
+                        "<td class=\"num\" data-value=\"\(value: instructions)\" title=\"\(result.instructionsSource ?? "")\">\(UnitFormatting.count(instructions.rounded()))</td>"
                 } else {
                     out += "<td class=\"num\">—</td>"
                 }
@@ -231,30 +239,53 @@ struct BenchmarksSection {
             ("samples", String(time.count)),
             ("iterations", String(result.samples.reduce(0) { $0 + $1.iterations })),
             (
-                "outliers", "\(time.outliers.lowSevere)/\(time.outliers.lowMild) low, \(time.outliers.highMild)/\(time.outliers.highSevere) high"
+                "outliers",
+                "\(time.outliers.lowSevere)/\(time.outliers.lowMild) low, \(time.outliers.highMild)/\(time.outliers.highSevere) high"
             ),
         ]
-        if let cpu = result.cpuTime { stats.append(("CPU time median", UnitFormatting.duration(nanoseconds: cpu.median))) }
+        if let cpu = result.cpuTime {
+            stats.append(("CPU time median", UnitFormatting.duration(nanoseconds: cpu.median)))
+        }
         if let throughput = result.throughput {
-            stats.append(("throughput", BenchmarksSection.throughput(throughput.perSecond(nanosecondsPerOperation: time.median), throughput.unit)))
+            stats.append(
+                (
+                    "throughput",
+                    BenchmarksSection.throughput(
+                        throughput.perSecond(nanosecondsPerOperation: time.median), throughput.unit)
+                ))
         }
-        if let allocations = result.allocationsPerOperation { stats.append(("allocations / op", UnitFormatting.count(allocations))) }
-        if let bytes = result.allocatedBytesPerOperation { stats.append(("allocated / op", UnitFormatting.bytes(bytes))) }
+        if let allocations = result.allocationsPerOperation {
+            stats.append(("allocations / op", UnitFormatting.count(allocations)))
+        }
+        if let bytes = result.allocatedBytesPerOperation {
+            stats.append(("allocated / op", UnitFormatting.bytes(bytes)))
+        }
         if let instructions = result.instructionsPerOperation {
-            stats.append(("instructions / op", UnitFormatting.count(instructions.rounded()) + (result.instructionsSource.map { " (\($0))" } ?? "")))
+            stats.append(
+                (
+                    "instructions / op",
+                    UnitFormatting.count(instructions.rounded()) + (result.instructionsSource.map { " (\($0))" } ?? "")
+                ))
         }
-        if let threshold = result.thresholdPercent { stats.append(("threshold", "±\(UnitFormatting.count(threshold)) %")) }
-        for (name, value) in result.counters.sorted(by: { $0.key < $1.key }) { stats.append((name, UnitFormatting.count(value))) }
+        if let threshold = result.thresholdPercent {
+            stats.append(("threshold", "±\(UnitFormatting.count(threshold)) %"))
+        }
+        for (name, value) in result.counters.sorted(by: { $0.key < $1.key }) {
+            stats.append((name, UnitFormatting.count(value)))
+        }
         out += "<dl class=\"stats\">"
         for (name, value) in stats { out += "<div><dt>\(name)</dt><dd>\(value)</dd></div>" }
         out += "</dl>"
         if !result.warnings.isEmpty {
             out += "<div class=\"warnbox\"><ul>"
-            for warning in result.warnings { out += "<li>\(warning.message) <span class=\"rule\">[\(warning.rule)]</span></li>" }
+            for warning in result.warnings {
+                out += "<li>\(warning.message) <span class=\"rule\">[\(warning.rule)]</span></li>"
+            }
             out += "</ul></div>"
         }
         if let claim = result.claim {
-            out += "<p><strong>Claim:</strong> \(claim.statement) \(BenchmarksSection.claimBadge(claim.verdict))<br>\(claim.evidence)</p>"
+            out +=
+                "<p><strong>Claim:</strong> \(claim.statement) \(BenchmarksSection.claimBadge(claim.verdict))<br>\(claim.evidence)</p>"
         }
         if let form = result.compiledForm {
             out += """

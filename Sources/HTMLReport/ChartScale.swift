@@ -123,7 +123,8 @@ enum ChartParts {
         }
         if let caption {
             let middle = (scale.pixelLower + scale.pixelUpper) / 2
-            out += "<text class=\"caption\" x=\"\(px: middle)\" y=\"\(px: y + 28)\" text-anchor=\"middle\">\(caption)</text>"
+            out +=
+                "<text class=\"caption\" x=\"\(px: middle)\" y=\"\(px: y + 28)\" text-anchor=\"middle\">\(caption)</text>"
         }
         out += "</g>"
         return out

@@ -37,7 +37,7 @@ struct ComparisonSection {
             out += """
                 <tr class="cmp-row \(style.cssClass)-row" data-filter="\(PageContext.filterKey(entry.id))" \
                 data-verdict="\(entry.verdict.rawValue)"><td class="name mono">\
-                <a href="#\(page.comparisonAnchors[entry.id] ?? "")">\(entry.id)</a></td>\
+                <a href="#\(page.comparisonAnchors[entry.id] ?? "")">\(PageContext.breakable(entry.id))</a></td>\
                 <td data-value="\(style.rank)">\(style.badge)</td>\
                 <td class="num" data-value="\(value: entry.ratio ?? .nan)">\(entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—")</td>\
                 <td class="num">\(interval)</td>\
@@ -45,13 +45,14 @@ struct ComparisonSection {
                 <td class="num" data-value="\(value: entry.currentMedian ?? .nan)">\(entry.currentMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
                 <td class="num" data-value="\(value: entry.adjustedPValue ?? .nan)">\(ComparisonSection.pValues(entry))</td>\
                 <td class="num">±\(UnitFormatting.count(entry.thresholdPercent)) %</td>\
-                <td>\(ComparisonSection.metricName(entry.metric))</td></tr>
+                <td class="nowrap">\(ComparisonSection.metricName(entry.metric))</td></tr>
                 """
         }
         out += "</tbody></table>"
         out += "<h3>Distributions, baseline vs current</h3>"
         if page.baseline == nil {
-            out += "<p class=\"muted\">The baseline's raw samples are not part of this report; render with <code>--baseline</code> to overlay them.</p>"
+            out +=
+                "<p class=\"muted\">The baseline's raw samples are not part of this report; render with <code>--baseline</code> to overlay them.</p>"
         }
         for entry in ordered {
             out += detail(entry)
@@ -72,8 +73,12 @@ struct ComparisonSection {
             <p>\(entry.explanation)</p>
             """
         var rows: [StripPlot.Row] = []
-        if let baseline { rows.append(.init(label: "baseline", samples: baseline.wallNanosecondsPerOperation, style: "baseline")) }
-        if let current { rows.append(.init(label: "current", samples: current.wallNanosecondsPerOperation, style: "current")) }
+        if let baseline {
+            rows.append(.init(label: "baseline", samples: baseline.wallNanosecondsPerOperation, style: "baseline"))
+        }
+        if let current {
+            rows.append(.init(label: "current", samples: current.wallNanosecondsPerOperation, style: "current"))
+        }
         if entry.metric == .wallTime, !rows.isEmpty {
             out += StripPlot(title: "\(entry.id): baseline and current time per operation", rows: rows).render()
         }

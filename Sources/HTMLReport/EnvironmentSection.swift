@@ -12,16 +12,22 @@ struct EnvironmentSection {
         var out: Markup = "<dl class=\"env\">"
         var rows = current
         rows.append(("Date", page.date(report.createdAt)))
-        rows.append(("Clock", "\(report.clock.source), resolution \(UnitFormatting.duration(nanoseconds: report.clock.resolutionNanoseconds)), overhead \(UnitFormatting.duration(nanoseconds: report.clock.overheadNanoseconds)) per read pair (subtracted)"))
+        rows.append(
+            (
+                "Clock",
+                "\(report.clock.source), resolution \(UnitFormatting.duration(nanoseconds: report.clock.resolutionNanoseconds)), overhead \(UnitFormatting.duration(nanoseconds: report.clock.overheadNanoseconds)) per read pair (subtracted)"
+            ))
         let settings = report.settings
-        var settingsText = "\(settings.samples) samples, time budget \(UnitFormatting.count(settings.timeBudgetSeconds)) s, warm-up \(UnitFormatting.count(settings.warmupSeconds)) s, min sample \(UnitFormatting.duration(nanoseconds: settings.minSampleNanoseconds))"
+        var settingsText =
+            "\(settings.samples) samples, time budget \(UnitFormatting.count(settings.timeBudgetSeconds)) s, warm-up \(UnitFormatting.count(settings.warmupSeconds)) s, min sample \(UnitFormatting.duration(nanoseconds: settings.minSampleNanoseconds))"
         if settings.quick { settingsText += ", quick mode" }
         if let filter = settings.filter { settingsText += ", filter \(filter)" }
         rows.append(("Settings", settingsText))
         rows.append(("perfkit", report.tool.version))
         for (name, value) in rows {
             let flag: Markup =
-                name == "Build configuration" && value != "release" ? " <span class=\"badge v-regressed\">⚠ not release</span>" : ""
+                name == "Build configuration" && value != "release"
+                ? " <span class=\"badge v-regressed\">⚠ not release</span>" : ""
             out += "<dt>\(name)</dt><dd>\(value)\(flag)</dd>"
         }
         out += "</dl>"
@@ -57,7 +63,9 @@ struct EnvironmentSection {
     }
 
     /// Fields that, when they differ, make time comparisons doubtful.
-    static let timeRelevant: Set<String> = ["Host", "CPU", "Cores", "Swift", "Build configuration", "Kernel", "CPU governor"]
+    static let timeRelevant: Set<String> = [
+        "Host", "CPU", "Cores", "Swift", "Build configuration", "Kernel", "CPU governor",
+    ]
 
     static func rows(_ environment: Environment) -> [(String, String)] {
         [

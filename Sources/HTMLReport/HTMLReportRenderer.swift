@@ -21,9 +21,11 @@ public enum HTMLReportRenderer {
         if report.comparison != nil {
             sections.append(("comparison", "Comparison with the baseline", ComparisonSection(page: page).render()))
         }
-        sections.append(("benchmarks", "Benchmarks (\(report.benchmarks.count))", BenchmarksSection(page: page).render()))
+        sections.append(
+            ("benchmarks", "Benchmarks (\(report.benchmarks.count))", BenchmarksSection(page: page).render()))
         if let stalls = report.stalls, !stalls.isEmpty {
-            sections.append(("stalls", "Watchdog stalls (\(stalls.count))", StallsSection(page: page, stalls: stalls).render()))
+            sections.append(
+                ("stalls", "Watchdog stalls (\(stalls.count))", StallsSection(page: page, stalls: stalls).render()))
         }
         if let startup = report.startup, !startup.isEmpty {
             sections.append(("startup", "Startup", StartupSection(results: startup).render()))
@@ -106,6 +108,12 @@ struct PageContext {
     /// The display name of a benchmark case: `name [parameter]`.
     static func caseName(_ result: BenchmarkResult) -> String {
         result.parameter.map { "\(result.name) [\($0)]" } ?? result.name
+    }
+
+    /// A benchmark id that may wrap after each `/` (and only there, unless a part is too long).
+    static func breakable(_ id: String) -> Markup {
+        id.split(separator: "/", omittingEmptySubsequences: false).map { "\($0)" as Markup }
+            .joinedWithBreaks()
     }
 
     /// Lower-cased text the filter box matches against.

@@ -21,7 +21,8 @@ struct IcicleChart {
         return out
     }
 
-    private func draw(_ node: CallTreeNode, x: Double, width: Double, depth: Int, total: Double, into out: inout Markup) {
+    private func draw(_ node: CallTreeNode, x: Double, width: Double, depth: Int, total: Double, into out: inout Markup)
+    {
         guard depth < IcicleChart.maximumDepth, width >= 0.5 else { return }
         let y = Double(depth) * rowHeight
         let share = Double(node.count) / total
@@ -35,13 +36,16 @@ struct IcicleChart {
             """
         let characters = ChartParts.characters(fitting: width - 8)
         if characters >= 4 {
-            out += "<text x=\"\(px: x + 4)\" y=\"\(px: y + 13)\">\(ChartParts.truncated(name, limit: characters))</text>"
+            out +=
+                "<text x=\"\(px: x + 4)\" y=\"\(px: y + 13)\">\(ChartParts.truncated(name, limit: characters))</text>"
         }
         out += "</g>"
         var childX = x
         for child in node.children {
             let childWidth = width * Double(child.count) / Double(max(node.count, 1))
-            draw(child, x: childX, width: min(childWidth, x + width - childX), depth: depth + 1, total: total, into: &out)
+            draw(
+                child, x: childX, width: min(childWidth, x + width - childX), depth: depth + 1, total: total, into: &out
+            )
             childX += childWidth
         }
     }

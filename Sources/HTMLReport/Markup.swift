@@ -50,6 +50,16 @@ struct Markup: ExpressibleByStringInterpolation, Sendable, Equatable {
 }
 
 extension Array where Element == Markup {
+    /// Joined with "/" followed by a line-break opportunity.
+    func joinedWithBreaks() -> Markup {
+        var result = Markup()
+        for (index, markup) in enumerated() {
+            if index > 0 { result += "/<wbr>" }
+            result += markup
+        }
+        return result
+    }
+
     func joined() -> Markup {
         var result = Markup()
         for markup in self { result += markup }

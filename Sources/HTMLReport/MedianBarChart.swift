@@ -40,7 +40,8 @@ struct MedianBarChart {
             let start = logarithmic ? scale.pixelLower : scale(0)
             let end = scale(bar.median)
             let characters = ChartParts.characters(fitting: labelWidth - 10)
-            let interval = "\(UnitFormatting.duration(nanoseconds: bar.lower)) … \(UnitFormatting.duration(nanoseconds: bar.upper))"
+            let interval =
+                "\(UnitFormatting.duration(nanoseconds: bar.lower)) … \(UnitFormatting.duration(nanoseconds: bar.upper))"
             out += """
                 <a href="#\(bar.anchor)"><g class="bar-row"><title>\(bar.label): median \
                 \(UnitFormatting.duration(nanoseconds: bar.median)), 95% CI \(interval)</title>\

@@ -32,7 +32,7 @@ enum PageStyle {
         th{background:var(--panel);font-weight:600;white-space:nowrap}
         td.num,th.num{text-align:right;white-space:nowrap}
         td.nowrap{white-space:nowrap}
-        td.name{overflow-wrap:anywhere;min-width:12em}
+        td.name{overflow-wrap:break-word;min-width:12em}
         table.sortable th{cursor:pointer}
         table.sortable th[aria-sort=ascending]::after{content:" ▲"}
         table.sortable th[aria-sort=descending]::after{content:" ▼"}

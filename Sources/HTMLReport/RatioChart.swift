@@ -45,11 +45,13 @@ struct RatioChart {
         default: scale.tickValues = [0.001, 0.01, 0.1, 0.5, 1, 2, 10, 100, 1000]
         }
         var out = ChartParts.open(width: width, height: height, label: title)
-        out += "<rect class=\"threshold-band\" x=\"\(px: scale(1 / (1 + threshold)))\" y=\"\(px: top)\" width=\"\(px: max(0, scale(1 + threshold) - scale(1 / (1 + threshold))))\" height=\"\(px: plotBottom - top)\"><title>within the ±\(UnitFormatting.count(threshold * 100)) % threshold</title></rect>"
+        out +=
+            "<rect class=\"threshold-band\" x=\"\(px: scale(1 / (1 + threshold)))\" y=\"\(px: top)\" width=\"\(px: max(0, scale(1 + threshold) - scale(1 / (1 + threshold))))\" height=\"\(px: plotBottom - top)\"><title>within the ±\(UnitFormatting.count(threshold * 100)) % threshold</title></rect>"
         out += ChartParts.horizontalAxis(
             scale, y: plotBottom, gridTop: top, format: { "\(UnitFormatting.significant($0))×" },
             caption: "current / baseline median (log scale; > 1× is slower)")
-        out += "<line class=\"unity\" x1=\"\(px: scale(1))\" x2=\"\(px: scale(1))\" y1=\"\(px: top)\" y2=\"\(px: plotBottom)\"/>"
+        out +=
+            "<line class=\"unity\" x1=\"\(px: scale(1))\" x2=\"\(px: scale(1))\" y1=\"\(px: top)\" y2=\"\(px: plotBottom)\"/>"
         for (index, row) in rows.enumerated() {
             let y = top + rowHeight * Double(index) + rowHeight / 2
             let interval =
@@ -64,7 +66,8 @@ struct RatioChart {
                 \(ChartParts.truncated(row.label, limit: ChartParts.characters(fitting: labelWidth - 10)))</text>
                 """
             if let lower = row.lower, let upper = row.upper {
-                out += "<line class=\"whisker\" x1=\"\(px: scale(lower))\" x2=\"\(px: scale(upper))\" y1=\"\(px: y)\" y2=\"\(px: y)\"/>"
+                out +=
+                    "<line class=\"whisker\" x1=\"\(px: scale(lower))\" x2=\"\(px: scale(upper))\" y1=\"\(px: y)\" y2=\"\(px: y)\"/>"
             }
             out += """
                 <path class="marker" d="M\(px: scale(row.ratio)) \(px: y - 5)l5 5l-5 5l-5 -5z"/>\

@@ -20,7 +20,8 @@ struct StallTimeline {
         let plotBottom = top + laneHeight * Double(lanes.count)
         let height = plotBottom + 56
         let ends = stalls.map { $0.start.timeIntervalSince(origin) * 1e9 + $0.durationNanoseconds }
-        let scale = ChartScale(covering: [0] + ends, pixels: (labelWidth, width - 16), logarithmic: false, includeZero: true)
+        let scale = ChartScale(
+            covering: [0] + ends, pixels: (labelWidth, width - 16), logarithmic: false, includeZero: true)
         var out = ChartParts.open(width: width, height: height, label: "Stalls over time, one lane per watchdog")
         out += ChartParts.horizontalAxis(
             scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),

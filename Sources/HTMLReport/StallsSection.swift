@@ -18,7 +18,8 @@ struct StallsSection {
             """
         for (index, stall) in ordered.enumerated() {
             let at = stall.start.timeIntervalSince(origin) * 1e9
-            let states = Dictionary(grouping: stall.threadStates, by: { $0 }).map { "\($0.key)×\($0.value.count)" }.sorted()
+            let states = Dictionary(grouping: stall.threadStates, by: { $0 }).map { "\($0.key)×\($0.value.count)" }
+                .sorted()
                 .joined(separator: " ")
             let top = stall.topStack.first.map { CallTreeDisplay.shortName($0) } ?? "—"
             let style = StallTimeline.style(stall.classification)
@@ -50,9 +51,12 @@ struct StallsSection {
             } else {
                 let root = CallTreeDisplay.merge(trees)
                 out += IcicleChart(title: "Sampled stacks of \(key) (outermost frame on top)", root: root).render()
-                out += "<h3>Call tree as text (samples, share, frame)</h3><pre class=\"tree\">\(StallsSection.treeText(root))</pre>"
+                out +=
+                    "<h3>Call tree as text (samples, share, frame)</h3><pre class=\"tree\">\(StallsSection.treeText(root))</pre>"
             }
-            if let longest = members.max(by: { $0.durationNanoseconds < $1.durationNanoseconds }), !longest.topStack.isEmpty {
+            if let longest = members.max(by: { $0.durationNanoseconds < $1.durationNanoseconds }),
+                !longest.topStack.isEmpty
+            {
                 out += "<h3>Most frequent stack of the longest stall (innermost first)</h3><ol class=\"mono small\">"
                 for frame in longest.topStack { out += "<li>\(CallTreeDisplay.fullName(frame))</li>" }
                 out += "</ol>"
@@ -71,7 +75,8 @@ struct StallsSection {
             guard lines.count < 2000 else { return }
             let count = String(node.count).leftPadded(to: 6)
             let share = UnitFormatting.percent(Double(node.count) / total).leftPadded(to: 8)
-            lines.append("\(count) \(share)  \(String(repeating: "  ", count: depth))\(CallTreeDisplay.fullName(node.frame))")
+            lines.append(
+                "\(count) \(share)  \(String(repeating: "  ", count: depth))\(CallTreeDisplay.fullName(node.frame))")
             for child in node.children { visit(child, depth: depth + 1) }
         }
         visit(root, depth: 0)

@@ -16,7 +16,9 @@ struct StartupSection {
             out += "<h3 class=\"mono\">\(name)</h3>"
             out += StartupWaterfall(title: "Startup phases of \(name), cold vs warm", results: runs).render()
             out += "<table class=\"startup-table\"><thead><tr><th>Phase</th>"
-            for run in runs { out += "<th class=\"num\">\(run.mode) median</th><th class=\"num\">\(run.mode) min … p90</th>" }
+            for run in runs {
+                out += "<th class=\"num\">\(run.mode) median</th><th class=\"num\">\(run.mode) min … p90</th>"
+            }
             out += "</tr></thead><tbody>"
             var phaseNames: [String] = []
             for run in runs {

@@ -52,7 +52,8 @@ struct StripPlot {
                 let value = UnitFormatting.duration(nanoseconds: sample)
                 switch fences.classify(sample) {
                 case .normal:
-                    out += "<circle class=\"pt \(row.style)\" cx=\"\(px: x)\" cy=\"\(px: cy)\" r=\"2.5\"><title>sample \(index + 1): \(value)</title></circle>"
+                    out +=
+                        "<circle class=\"pt \(row.style)\" cx=\"\(px: x)\" cy=\"\(px: cy)\" r=\"2.5\"><title>sample \(index + 1): \(value)</title></circle>"
                 case .mild:
                     counts.mild += 1
                     out += """

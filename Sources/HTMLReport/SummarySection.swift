@@ -60,7 +60,7 @@ struct SummarySection {
     /// One line per change: verdict badge, name, change with its interval, medians, p-value.
     static func sentence(_ entry: ComparisonEntry, anchor: String) -> Markup {
         let style = ComparisonVerdictStyle(entry.verdict)
-        var out: Markup = "\(style.badge) <a href=\"#\(anchor)\" class=\"mono\">\(entry.id)</a>"
+        var out: Markup = "\(style.badge) <a href=\"#\(anchor)\" class=\"mono\">\(PageContext.breakable(entry.id))</a>"
         if let ratio = entry.ratio {
             out += " <strong>\(UnitFormatting.change(ratio: ratio))</strong>"
             if let interval = entry.ratioConfidenceInterval {
@@ -71,7 +71,8 @@ struct SummarySection {
             }
         }
         if let before = entry.baselineMedian, let after = entry.currentMedian {
-            out += ", \(ComparisonSection.format(before, entry.metric)) → \(ComparisonSection.format(after, entry.metric))"
+            out +=
+                ", \(ComparisonSection.format(before, entry.metric)) → \(ComparisonSection.format(after, entry.metric))"
         }
         if let p = entry.adjustedPValue ?? entry.pValue {
             out += ", p \(ComparisonSection.pValue(p, relation: true))"

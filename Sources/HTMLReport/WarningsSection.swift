@@ -19,12 +19,16 @@ struct WarningsSection {
             )
         }
         if !report.complete {
-            runWarnings.append("<strong>Incomplete run</strong>: \(report.incompleteReason ?? "stopped before every benchmark finished"). Only what finished is shown.")
+            runWarnings.append(
+                "<strong>Incomplete run</strong>: \(report.incompleteReason ?? "stopped before every benchmark finished"). Only what finished is shown."
+            )
         }
         if report.settings.quick {
             runWarnings.append("<strong>Quick mode</strong>: fewer samples, wider confidence intervals.")
         }
-        if let load = environment.loadAverage.first, environment.coreCount > 0, load > Double(environment.coreCount) * 0.5 {
+        if let load = environment.loadAverage.first, environment.coreCount > 0,
+            load > Double(environment.coreCount) * 0.5
+        {
             runWarnings.append(
                 "<strong>Busy machine</strong>: load average \(UnitFormatting.significant(load)) on \(environment.coreCount) cores at the start of the run."
             )
@@ -66,9 +70,11 @@ struct WarningsSection {
                     """
             }
             list += "</ul>"
-            let summary: Markup = "<strong>Unstable or suspicious results</strong>: \(affected) benchmark case\(affected == 1 ? "" : "s"), \(unstable.count) warning\(unstable.count == 1 ? "" : "s")"
+            let summary: Markup =
+                "<strong>Unstable or suspicious results</strong>: \(affected) benchmark case\(affected == 1 ? "" : "s"), \(unstable.count) warning\(unstable.count == 1 ? "" : "s")"
             if unstable.count > 15 {
-                out += "<div class=\"warnbox\" id=\"unstable\"><details><summary>\(summary)</summary>\(list)</details></div>"
+                out +=
+                    "<div class=\"warnbox\" id=\"unstable\"><details><summary>\(summary)</summary>\(list)</details></div>"
             } else {
                 out += "<div class=\"warnbox\" id=\"unstable\">\(summary)\(list)</div>"
             }
@@ -76,7 +82,8 @@ struct WarningsSection {
         if !unavailable.isEmpty {
             out += "<div class=\"warnbox\" id=\"unavailable-metrics\"><strong>Metrics not measured</strong><ul>"
             for metric in unavailable {
-                out += "<li><span class=\"mono\">\(metric.metric.rawValue)</span>: \(metric.reason ?? "no reason given")</li>"
+                out +=
+                    "<li><span class=\"mono\">\(metric.metric.rawValue)</span>: \(metric.reason ?? "no reason given")</li>"
             }
             out += "</ul></div>"
         }

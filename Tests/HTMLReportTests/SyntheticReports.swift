@@ -18,6 +18,22 @@ enum SyntheticReports {
         report(decorate: decorate, slowdown: 0.0, withExtras: false)
     }
 
+    /// 1,000 benchmark cases in 20 groups of one suite.
+    static func large() -> Report {
+        var large = baseline()
+        let template = large.benchmarks[0]
+        large.benchmarks = (0..<1000).map { index in
+            var result = template
+            result.group = "group\(index / 50)"
+            result.name = "case\(index)"
+            result.parameter = nil
+            result.id = "Big/\(result.group)/\(result.name)"
+            result.suite = "Big"
+            return result
+        }
+        return large
+    }
+
     struct Spec {
         var suite: String
         var group: String
@@ -224,7 +240,8 @@ enum SyntheticReports {
         let run = frame(d, "closure #1 in EventLoop<Channel>.run() async throws -> ()", 0x402000)
         let sort = frame(d, "Array<Int>.sort(by: (Int, Int) throws -> Bool) rethrows -> ()", 0x403000)
         let json = frame(d, "JSONDecoder.decode<Config>(_: Config.Type, from: Data) throws -> Config", 0x404000)
-        let read = StackFrame(address: 0x7f00_0000_1000, symbol: nil, module: d("/lib/x86_64-linux-gnu/libc.so.6"), moduleOffset: 0x1000)
+        let read = StackFrame(
+            address: 0x7f00_0000_1000, symbol: nil, module: d("/lib/x86_64-linux-gnu/libc.so.6"), moduleOffset: 0x1000)
         let tree = CallTreeNode(
             frame: main, count: 40,
             children: [
@@ -232,11 +249,15 @@ enum SyntheticReports {
                     frame: run, count: 38,
                     children: [
                         CallTreeNode(frame: sort, count: 25, children: []),
-                        CallTreeNode(frame: json, count: 10, children: [CallTreeNode(frame: read, count: 6, children: [])]),
+                        CallTreeNode(
+                            frame: json, count: 10, children: [CallTreeNode(frame: read, count: 6, children: [])]),
                     ])
             ])
         // Whole seconds: report dates are ISO-8601 without fractions, so a round trip keeps them.
-        func stall(_ watchdog: String, _ seconds: Double, _ ms: Double, _ kind: StallRecord.Classification, _ key: String, tree: CallTreeNode?)
+        func stall(
+            _ watchdog: String, _ seconds: Double, _ ms: Double, _ kind: StallRecord.Classification, _ key: String,
+            tree: CallTreeNode?
+        )
             -> StallRecord
         {
             StallRecord(
@@ -248,9 +269,19 @@ enum SyntheticReports {
         }
         return [
             stall("event-loop-0", 1, 180, .cpuBound, "sort<-run<-main", tree: tree),
-            stall("main", 3.0, 90, .blocked, "read<-decode<-main", tree: CallTreeNode(frame: nil, count: 12, children: [
-                CallTreeNode(frame: main, count: 12, children: [CallTreeNode(frame: json, count: 12, children: [CallTreeNode(frame: read, count: 12, children: [])])])
-            ])),
+            stall(
+                "main", 3.0, 90, .blocked, "read<-decode<-main",
+                tree: CallTreeNode(
+                    frame: nil, count: 12,
+                    children: [
+                        CallTreeNode(
+                            frame: main, count: 12,
+                            children: [
+                                CallTreeNode(
+                                    frame: json, count: 12,
+                                    children: [CallTreeNode(frame: read, count: 12, children: [])])
+                            ])
+                    ])),
             stall("event-loop-0", 6, 320, .cpuBound, "sort<-run<-main", tree: tree),
         ]
     }
