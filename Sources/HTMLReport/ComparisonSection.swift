@@ -13,14 +13,16 @@ struct ComparisonSection {
         let changed = ordered.filter { $0.verdict == .regressed || $0.verdict == .improved }
         let charted = (changed.isEmpty ? ordered : changed).filter { $0.ratio != nil }.prefix(60)
         if !charted.isEmpty {
-            out += "<h3>\(changed.isEmpty ? "Ratios" : "What changed") (current / baseline, 95% CI)</h3>"
             let rows = charted.map { entry in
                 RatioChart.Row(
                     label: entry.id, ratio: entry.ratio ?? 1, lower: entry.ratioConfidenceInterval?.lower,
                     upper: entry.ratioConfidenceInterval?.upper, thresholdPercent: entry.thresholdPercent,
                     verdict: ComparisonVerdictStyle(entry.verdict), anchor: page.comparisonAnchors[entry.id] ?? "")
             }
-            out += RatioChart(title: "Current / baseline median per benchmark", rows: Array(rows)).render()
+            let chart = RatioChart(title: "Current / baseline median per benchmark", rows: Array(rows)).render()
+            if chart != "" {
+                out += "<h3>\(changed.isEmpty ? "Ratios" : "What changed") (current / baseline, 95% CI)</h3>\(chart)"
+            }
         }
         out += """
             <table class="sortable" id="comparison-table"><thead><tr><th>Benchmark</th><th>Verdict</th>\
@@ -31,8 +33,9 @@ struct ComparisonSection {
         for entry in ordered {
             let style = ComparisonVerdictStyle(entry.verdict)
             let interval =
-                entry.ratioConfidenceInterval.map {
-                    "\(UnitFormatting.significant($0.lower))× … \(UnitFormatting.significant($0.upper))×"
+                entry.ratioConfidenceInterval.flatMap { ci in
+                    ci.lower.isFinite && ci.upper.isFinite
+                        ? "\(UnitFormatting.significant(ci.lower))× … \(UnitFormatting.significant(ci.upper))×" : nil
                 } ?? "—"
             out += """
                 <tr class="cmp-row \(style.cssClass)-row" data-filter="\(PageContext.filterKey(entry.id))" \

@@ -160,6 +160,18 @@ import Testing
         #expect(!html.contains("http://") && !html.contains("https://"))
     }
 
+    @Test func degenerateNumbersNeverReachTheMarkup() {
+        let html = HTMLReportRenderer.render(SyntheticReports.degenerate())
+        let document = html.components(separatedBy: "<script")[0]
+        let notANumber = document.range(of: #"\b(nan|NaN|inf|Infinity)\b"#, options: .regularExpression)
+        #expect(notANumber == nil)
+        // SVG lengths must never be negative (browsers log an error for those).
+        #expect(!document.contains("width=\"-") && !document.contains("height=\"-"))
+        #expect(TagBalance.problem(in: html) == nil, "\(TagBalance.problem(in: html) ?? "")")
+        #expect(html.contains("<section id=\"stalls\">"))
+        #expect(html.contains("No phases were marked."))
+    }
+
     @Test func aThousandBenchmarksStayNavigable() {
         let large = SyntheticReports.large()
         let html = HTMLReportRenderer.render(large)
@@ -179,6 +191,7 @@ import Testing
             try ReportCoding.write(baseline, to: url.appendingPathComponent("baseline.json"))
             let hostile = SyntheticReports.current { "\($0) \(SyntheticReports.hostile)" }
             try ReportCoding.write(hostile, to: url.appendingPathComponent("hostile.json"))
+            try ReportCoding.write(SyntheticReports.degenerate(), to: url.appendingPathComponent("degenerate.json"))
             try ReportCoding.write(SyntheticReports.large(), to: url.appendingPathComponent("large.json"))
             try Data(html.utf8).write(to: url.appendingPathComponent("direct.html"))
         }

@@ -34,6 +34,58 @@ enum SyntheticReports {
         return large
     }
 
+    /// Everything that could go wrong numerically: no samples, NaN and infinite statistics, zero
+    /// and negative times, a stall without stacks, startup without phases, entries without ratios.
+    static func degenerate() -> Report {
+        var report = baseline()
+        let nan = Double.nan
+        let broken = Statistics(
+            count: 0, min: nan, max: .infinity, mean: nan, median: nan, standardDeviation: nan,
+            coefficientOfVariation: nan, medianAbsoluteDeviation: nan, p90: nan, p99: nan,
+            medianConfidenceInterval: ConfidenceInterval(lower: nan, upper: nan, level: 0.95), outliers: OutlierCounts())
+        let zero = statistics([0, 0, 0])
+        report.benchmarks = [
+            BenchmarkResult(
+                id: "Odd/empty/none", suite: "Odd", group: "empty", name: "none", samples: [], wallTime: broken),
+            BenchmarkResult(
+                id: "Odd/empty/zero", suite: "Odd", group: "empty", name: "zero", throughput: .bytes(0),
+                samples: [Sample(iterations: 0, wallNanoseconds: 0), Sample(iterations: 5, wallNanoseconds: -10)],
+                wallTime: zero),
+            BenchmarkResult(
+                id: "Odd/scaling/p", suite: "Odd", group: "scaling", name: "p", parameter: 0,
+                samples: [Sample(iterations: 1, wallNanoseconds: 5)], wallTime: statistics([5])),
+            BenchmarkResult(
+                id: "Odd/scaling/p[8]", suite: "Odd", group: "scaling", name: "p", parameter: 8,
+                samples: [Sample(iterations: 1, wallNanoseconds: 50)], wallTime: statistics([50])),
+        ]
+        report.comparison = Comparison(
+            baselineCreatedAt: nil, baselineEnvironment: nil, thresholdPercent: 5, alpha: 0.05,
+            multipleComparisonControl: "holm",
+            entries: [
+                ComparisonEntry(
+                    id: "Odd/empty/none", metric: .wallTime, baselineMedian: nan, currentMedian: nil, ratio: nan,
+                    ratioConfidenceInterval: ConfidenceInterval(lower: nan, upper: .infinity, level: 0.95),
+                    pValue: nan, adjustedPValue: nil, thresholdPercent: 5, verdict: .removed, explanation: ""),
+                ComparisonEntry(
+                    id: "Odd/empty/zero", metric: .allocations, baselineMedian: 0, currentMedian: 0, ratio: 0,
+                    ratioConfidenceInterval: nil, pValue: 1, adjustedPValue: 1, thresholdPercent: 0,
+                    verdict: .regressed, explanation: "zero"),
+            ])
+        report.stalls = [
+            StallRecord(
+                watchdog: "w", threadID: 1, start: report.createdAt, durationNanoseconds: 0, ongoing: true,
+                thresholdNanoseconds: 0, threadCPUNanoseconds: nil, classification: .unknown, threadStates: [],
+                sampleCount: 0, unansweredSamples: 3, callTree: CallTreeNode(frame: nil, count: 0, children: []),
+                topStack: [], groupKey: "")
+        ]
+        report.startup = [
+            StartupResult(
+                command: [], mode: "other", underPressure: true, runs: 0, phases: [], total: broken,
+                timeZeroSource: "proc-stat", majorPageFaultsPerLaunch: [])
+        ]
+        return report
+    }
+
     struct Spec {
         var suite: String
         var group: String
@@ -126,6 +178,14 @@ enum SyntheticReports {
     /// Simple statistics (the real ones come from Harness); the CI is median ± 2 MAD / √n.
     static func statistics(_ values: [Double]) -> Statistics {
         let sorted = values.sorted()
+        guard sorted.count > 1 else {
+            let value = sorted.first ?? 0
+            return Statistics(
+                count: sorted.count, min: value, max: value, mean: value, median: value, standardDeviation: 0,
+                coefficientOfVariation: 0, medianAbsoluteDeviation: 0, p90: value, p99: value,
+                medianConfidenceInterval: ConfidenceInterval(lower: value, upper: value, level: 0.95),
+                outliers: OutlierCounts())
+        }
         let n = Double(sorted.count)
         func quantile(_ q: Double) -> Double {
             let position = q * (n - 1)
