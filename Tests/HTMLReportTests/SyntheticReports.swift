@@ -42,7 +42,8 @@ enum SyntheticReports {
         let broken = Statistics(
             count: 0, min: nan, max: .infinity, mean: nan, median: nan, standardDeviation: nan,
             coefficientOfVariation: nan, medianAbsoluteDeviation: nan, p90: nan, p99: nan,
-            medianConfidenceInterval: ConfidenceInterval(lower: nan, upper: nan, level: 0.95), outliers: OutlierCounts())
+            medianConfidenceInterval: ConfidenceInterval(lower: nan, upper: nan, level: 0.95), outliers: OutlierCounts()
+        )
         let zero = statistics([0, 0, 0])
         report.benchmarks = [
             BenchmarkResult(
