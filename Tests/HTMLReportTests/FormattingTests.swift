@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HTMLReport
@@ -34,6 +35,15 @@ import Testing
         let name = "Array<Int>"
         let markup: Markup = "<td title=\"\(name)\">\(name)</td>"
         #expect(markup.text == "<td title=\"Array&lt;Int&gt;\">Array&lt;Int&gt;</td>")
+    }
+
+    @Test func sha256MatchesTheStandardVectors() {
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(
+            hex(SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        #expect(hex(SHA256.hash(long)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
     @Test func coordinatesAreNeverNaN() {
