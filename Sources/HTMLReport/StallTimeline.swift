@@ -8,9 +8,12 @@ struct StallTimeline {
     var stalls: [StallRecord]
     /// Anchor of each stall's entry in the list below the chart, by index in `stalls`.
     var anchors: [String]
+    /// Time zero of the chart: the run's start when every stall happened after it, else the first stall.
+    var origin: Date
+    var originName: String
 
     func render() -> Markup {
-        guard let origin = stalls.map(\.start).min() else { return "" }
+        guard !stalls.isEmpty else { return "" }
         let width = 760.0
         let labelWidth = 120.0
         let laneHeight = 26.0
@@ -25,7 +28,7 @@ struct StallTimeline {
         var out = ChartParts.open(width: width, height: height, label: "Stalls over time, one lane per watchdog")
         out += ChartParts.horizontalAxis(
             scale, y: plotBottom, gridTop: top, format: UnitFormatting.durationTick(nanoseconds:),
-            caption: "time since the first stall")
+            caption: "time since \(originName)")
         for (index, lane) in lanes.enumerated() {
             let y = top + laneHeight * Double(index)
             out += """

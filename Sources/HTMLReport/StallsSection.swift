@@ -9,8 +9,14 @@ struct StallsSection {
     func render() -> Markup {
         let ordered = stalls.sorted { $0.start < $1.start }
         let anchors = ordered.indices.map { "s\($0)" }
-        var out = StallTimeline(stalls: ordered, anchors: anchors).render()
-        guard let origin = ordered.first?.start else { return out }
+        guard let first = ordered.first?.start else { return "" }
+        let runStart = page.report.createdAt
+        let fromRun = runStart <= first
+        let origin = fromRun ? runStart : first
+        var out = StallTimeline(
+            stalls: ordered, anchors: anchors, origin: origin,
+            originName: fromRun ? "the run started" : "the first stall"
+        ).render()
         out += """
             <table class="sortable" id="stall-table"><thead><tr><th class="num">At</th><th>Watchdog</th>\
             <th class="num">Thread</th><th class="num">Duration</th><th>Class</th><th class="num">Thread CPU</th>\
@@ -25,10 +31,10 @@ struct StallsSection {
             let style = StallTimeline.style(stall.classification)
             out += """
                 <tr id="\(anchors[index])"><td class="num" data-value="\(value: at)">+\(UnitFormatting.duration(nanoseconds: at))</td>\
-                <td>\(stall.watchdog)</td><td class="num">\(Int(stall.threadID))</td>\
+                <td class="nowrap">\(stall.watchdog)</td><td class="num">\(Int(stall.threadID))</td>\
                 <td class="num" data-value="\(value: stall.durationNanoseconds)">\(UnitFormatting.duration(nanoseconds: stall.durationNanoseconds))\
                 \(stall.ongoing ? " (ongoing)" : "")</td>\
-                <td>\(style.letter) \(stall.classification.rawValue)</td>\
+                <td class="nowrap">\(style.letter) \(stall.classification.rawValue)</td>\
                 <td class="num">\(stall.threadCPUNanoseconds.map { UnitFormatting.duration(nanoseconds: $0) } ?? "—")</td>\
                 <td class="num">\(stall.sampleCount)\(stall.unansweredSamples > 0 ? " (\(stall.unansweredSamples) unanswered)" : "")</td>\
                 <td class="mono">\(states)</td><td class="mono name">\(top)</td></tr>

@@ -109,6 +109,9 @@ import Testing
         // Two groups of stalls: the two similar ones are merged into one tree (38 + 38 samples).
         #expect(html.contains("2 stalls, 500 ms in total"))
         #expect(html.contains("    76 "))
+        // The timeline starts at the run's start; the first stall began one second into the run.
+        #expect(html.contains("time since the run started"))
+        #expect(html.contains(">+1.00 s</td>"))
     }
 
     @Test func warningsNameTheRuleAndTheReason() {
