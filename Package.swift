@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
+        // The self-contained HTML report (inline CSS and SVG, no network).
+        .target(name: "HTMLReport", dependencies: ["PerfReport"]),
         .target(
             name: "Probe",
             dependencies: [
@@ -54,6 +56,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
+                "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -74,5 +77,6 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),
     ]
 )

@@ -17,6 +17,7 @@ struct Perfkit: ParsableCommand {
             ScaleCommand.self,
             StartupCommand.self,
             WatchDemoCommand.self,
+            ReportCommand.self,
         ]
     )
 

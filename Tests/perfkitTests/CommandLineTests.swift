@@ -155,7 +155,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let outcome = try perfkit([
             "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/(black-hole|identity)",
-            "--format", "json,google-benchmark,markdown", "--output", directory.path,
+            "--format", "json,google-benchmark,markdown,html", "--output", directory.path,
         ])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("Harness/baseline/black-hole"))
@@ -166,7 +166,7 @@ import Testing
         #expect(report.complete)
         let folder = reportURL.deletingLastPathComponent()
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files == ["google-benchmark.json", "report.json", "report.md"])
+        #expect(files == ["google-benchmark.json", "report.html", "report.json", "report.md"])
         #expect(outcome.stdout.contains("report: \(reportURL.path)"))
     }
 
