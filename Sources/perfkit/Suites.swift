@@ -1,5 +1,7 @@
 import DispatchBench
 import Harness
+import PixelArtBenchmarks
+import ProbeBenchmarks
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
 /// adding its suite here.
@@ -8,6 +10,8 @@ enum Suites {
         [
             harnessSuite,
             dispatchBenchSuite,
+            pixelArtSuite,
+            probeSuite,
         ]
     }
 }

@@ -155,7 +155,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let outcome = try perfkit([
             "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/(black-hole|identity)",
-            "--format", "json,google-benchmark,markdown", "--output", directory.path,
+            "--format", "json,google-benchmark,markdown,html", "--output", directory.path,
         ])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("Harness/baseline/black-hole"))
@@ -166,7 +166,7 @@ import Testing
         #expect(report.complete)
         let folder = reportURL.deletingLastPathComponent()
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files == ["google-benchmark.json", "report.json", "report.md"])
+        #expect(files == ["google-benchmark.json", "report.html", "report.json", "report.md"])
         #expect(outcome.stdout.contains("report: \(reportURL.path)"))
     }
 
@@ -191,11 +191,11 @@ import Testing
     @Test func interruptWritesWhatFinishedMarkedIncomplete() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Four benchmarks of 1.5 s each; Ctrl-C after about 2.5 s lands in the second or third.
+        // Three benchmarks of about 4 s each; Ctrl-C after 2.5 s lands in the first or second.
         let outcome = try perfkit(
             [
                 "run", "--allow-debug-build", "--filter", "Harness/baseline/(black-hole|identity|allocate-array)",
-                "--time-budget", "1.5", "--output", directory.path,
+                "--time-budget", "4", "--output", directory.path,
             ], interruptAfter: 2.5)
         #expect(outcome.status == 130)
         let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
