@@ -33,7 +33,8 @@ enum StallBuilder {
             watchdog: watchdog, threadID: tid, start: start, durationNanoseconds: Double(duration), ongoing: ongoing,
             thresholdNanoseconds: Double(threshold), threadCPUNanoseconds: cpu, classification: classification,
             threadStates: states, sampleCount: episode.samples.count,
-            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree, topStack: top,
+            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree,
+            topStack: top,
             groupKey: groupKey(top))
     }
 

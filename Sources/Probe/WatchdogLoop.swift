@@ -166,7 +166,8 @@ final class WatchdogLoop: @unchecked Sendable {
         let result = cprobe_sample(
             slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds, buffer, CPROBE_MAX_FRAMES, &depth)
         if result == Int32(CPROBE_SAMPLE_OK), depth > 0 {
-            episode.samples.append(StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
+            episode.samples.append(
+                StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
         } else {
             episode.samples.append(StallSample(stack: nil, state: state))
         }

@@ -30,7 +30,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("t", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("t", collector: collector))
         try watchdog.start()
         thread.run { spinForProbeTest(milliseconds: 300) }
         Thread.sleep(forTimeInterval: 0.15)  // a couple of idle ticks: the end of the stall is seen
@@ -55,7 +56,8 @@ struct WatchdogTests {
         defer { thread.finish() }
         let collector = StallCollector()
         let watchdog = Watchdog(
-            watching: .heartbeat(thread.heartbeat), configuration: configuration("short", collector: collector, threshold: 200))
+            watching: .heartbeat(thread.heartbeat),
+            configuration: configuration("short", collector: collector, threshold: 200))
         try watchdog.start()
         for _ in 0..<5 {
             thread.run { usleep(20_000) }
@@ -70,7 +72,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
         try watchdog.start()
         let slept = Mutex<Double>(0)
         thread.run {
@@ -92,7 +95,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
         let lock = LockForProbeTest()
         let holding = DispatchSemaphore(value: 0)
         let holder = Thread {
@@ -191,11 +195,15 @@ struct WatchdogTests {
         try watchdog.start()
         var during = sigaction()
         sigaction(signal, nil, &during)
-        #expect(unsafeBitCast(during.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+        #expect(
+            unsafeBitCast(during.__sigaction_handler.sa_handler, to: Int.self)
+                != unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
         watchdog.stop()
         var after = sigaction()
         sigaction(signal, nil, &after)
-        #expect(unsafeBitCast(after.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+        #expect(
+            unsafeBitCast(after.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
     }
 }
 

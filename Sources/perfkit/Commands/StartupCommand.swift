@@ -45,9 +45,13 @@ struct StartupCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if command.isEmpty { throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app") }
+        if command.isEmpty {
+            throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app")
+        }
         if runs < 1 { throw ValidationError("--runs must be at least 1") }
-        if pressureThreads < 0 || pressureMegabytes < 0 { throw ValidationError("pressure values must not be negative") }
+        if pressureThreads < 0 || pressureMegabytes < 0 {
+            throw ValidationError("pressure values must not be negative")
+        }
     }
 
     func run() throws {
@@ -128,7 +132,8 @@ struct StartupCommand: ParsableCommand {
                     + ms(s.min).padding(toLength: 14, withPad: " ", startingAt: 0) + ms(s.max))
         }
         lines.append("total (median): \(ms(result.total.median))")
-        lines.append("major page faults per launch: \(result.majorPageFaultsPerLaunch.map(String.init).joined(separator: " "))")
+        lines.append(
+            "major page faults per launch: \(result.majorPageFaultsPerLaunch.map(String.init).joined(separator: " "))")
         return lines.joined(separator: "\n")
     }
 }
