@@ -5,7 +5,7 @@ import PerfReport
 /// The watchdog's thread: wakes every tick, checks whether the target is busy, samples the
 /// stalled thread and finishes stall records. Everything here is owned by that one thread.
 final class WatchdogLoop: @unchecked Sendable {
-    private unowned let watchdog: Watchdog
+    private let watchdog: Watchdog  // a cycle only while running: stop() drops the loop
     private let configuration: WatchdogConfiguration
     private let slot: Int32
     private let stopRequest: DispatchSemaphore

@@ -154,6 +154,27 @@ struct WatchdogTests {
         #expect(everyFrame.contains { $0.contains("allocateForProbeTest") })
     }
 
+    @Test func stallGoingOnAtStopIsReportedOnceAsOngoing() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("ongoing", collector: collector))
+        try watchdog.start()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            thread.run { spinForProbeTest(milliseconds: 500) }
+            finished.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        watchdog.stop()
+        finished.wait()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].ongoing)
+        #expect(stalls[0].durationNanoseconds >= 150e6 && stalls[0].durationNanoseconds < 500e6)
+    }
+
     @Test func startAndStopManyTimesWhileStallsHappen() throws {
         let thread = WatchedThread()
         defer { thread.finish() }
