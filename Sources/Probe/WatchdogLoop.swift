@@ -120,7 +120,13 @@ final class WatchdogLoop: @unchecked Sendable {
             current.excused += min(pause, now.saturatingSubtract(current.busySince))
             current.pausedDuring = true
         }
-        if current.threadID == nil { current.threadID = busy.thread }
+        // A queue's drain thread may only be known (or change) after the first look: CPU time
+        // is then counted for the thread seen now, from now.
+        if let thread = busy.thread, thread != current.threadID {
+            current.threadID = thread
+            current.firstSeen = now
+            current.cpuAtFirstSeen = ThreadInfo.cpuNanoseconds(of: thread)
+        }
         let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now

@@ -122,7 +122,9 @@ struct WatchdogTests {
         try watchdog.start()
         Thread.sleep(forTimeInterval: 0.1)  // a few pings go through
         let done = DispatchSemaphore(value: 0)
+        let stallingThread = Mutex<Int32>(0)
         queue.async {
+            stallingThread.withLock { $0 = StackSampler.currentThreadID }
             stallingQueueWorkForProbeTest()
             done.signal()
         }
@@ -132,6 +134,7 @@ struct WatchdogTests {
         let stalls = collector.all
         try #require(stalls.count == 1)
         #expect(stalls[0].durationNanoseconds >= 150e6)
+        #expect(stalls[0].threadID == stallingThread.withLock { $0 })
         let allNames = stalls[0].topStack.compactMap(\.symbol)
         #expect(allNames.contains { $0.contains("stallingQueueWorkForProbeTest") }, "top stack: \(allNames)")
     }
