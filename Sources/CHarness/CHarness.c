@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -110,6 +111,11 @@ void charness_install_interrupt_flag(void) {
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, NULL);
+    /* A parent may hand us SIGINT blocked (some process launchers do); Ctrl-C must still arrive. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 int charness_interrupted(void) { return interrupted_flag ? 1 : 0; }

@@ -101,7 +101,8 @@ public final class BenchmarkRunner {
                 // Long enough to extrapolate from; 10% headroom keeps us above the target.
                 return max(iterations, Int((Double(iterations) * target * 1.1 / elapsed).rounded(.up)))
             }
-            guard iterations < Int.max / 16 else { return iterations }
+            // A body too cheap to time even at 2^40 iterations (an empty one) costs nothing measurable.
+            guard iterations < 1 << 40 else { return iterations }
             iterations *= elapsed < target / 1000 ? 16 : 4
         }
     }

@@ -24,6 +24,10 @@ public struct Comparator: Sendable {
 
     public static let multipleComparisonControl = "holm"
 
+    /// Times per operation below this (in ns) are indistinguishable from zero: a few ns of clock
+    /// noise divided by a huge iteration count.
+    public static let measurableFloorNanoseconds = 0.001
+
     /// An exact count must change by at least this much per operation, besides the threshold, to
     /// count: a single allocation by the runtime spread over thousands of iterations is not a
     /// regression of the benchmarked code.
@@ -177,6 +181,19 @@ public struct Comparator: Sendable {
         let sortedCurrent = SampleStatistics.sortedTotally(current)
         let baselineMedian = SampleStatistics.quantile(sortedBaseline, 0.5)
         let currentMedian = SampleStatistics.quantile(sortedCurrent, 0.5)
+        if metric == .wallTime || metric == .cpuTime,
+            max(baselineMedian, currentMedian) < Self.measurableFloorNanoseconds
+        {
+            // An empty body: both sides are clock noise spread over ~10^12 iterations.
+            return .decided(
+                ComparisonEntry(
+                    id: id, metric: metric, baselineMedian: baselineMedian, currentMedian: currentMedian,
+                    ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
+                    thresholdPercent: threshold, verdict: .noChange,
+                    explanation: (note ?? "")
+                        + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"
+                ))
+        }
         let test = MannWhitneyU.test(baseline, current)
         var ratio: Double?
         var interval: ConfidenceInterval?
@@ -239,12 +256,13 @@ public struct Comparator: Sendable {
                 sentence += "improved beyond the \(thresholdText) threshold"
             } else if significant {
                 verdict = .noChange
-                sentence +=
-                    "changed by \(Self.format(percent: Self.changePercent(ratio))), below the \(thresholdText) threshold"
+                let change = Self.format(percent: Self.changePercent(ratio))
+                sentence += "changed by \(change), below the \(thresholdText) threshold"
             } else if interval.upper > slowerLimit || interval.lower < fasterLimit {
                 verdict = .withinNoise
                 sentence +=
-                    "not significant, but the interval reaches beyond ±\(thresholdText), so a change cannot be ruled out"
+                    "not significant, but the interval reaches beyond ±\(thresholdText), "
+                    + "so a change cannot be ruled out"
             } else {
                 verdict = .noChange
                 sentence += "no significant change, and the interval stays within ±\(thresholdText)"
@@ -262,8 +280,9 @@ public struct Comparator: Sendable {
             explanation: sentence)
     }
 
-    func exactEntry(id: String, metric: Metric, baseline: Double, current: Double, threshold: Double) -> ComparisonEntry
-    {
+    func exactEntry(
+        id: String, metric: Metric, baseline: Double, current: Double, threshold: Double
+    ) -> ComparisonEntry {
         let slowerLimit = 1 + threshold / 100
         let noun = Self.noun(metric)
         let thresholdText = Self.format(percent: threshold)
@@ -407,5 +426,5 @@ public struct Comparator: Sendable {
 
     static func format(value: Double) -> String { String(format: "%.4g", value) }
 
-    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.2g", p) }
+    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.3g", p) }
 }

@@ -14,4 +14,8 @@ public let harnessSuite = BenchmarkSuite(
             for i in 0..<n { sum &+= identity(i) }
             blackHole(sum)
         },
+        // Exactly one heap allocation of 16 Ints per operation: a known answer for the allocation counter.
+        Benchmark("Harness/baseline/allocate-array", throughput: .items(1)) { n in
+            for i in 0..<n { blackHole([Int](repeating: i, count: 16)) }
+        },
     ])

@@ -83,35 +83,32 @@ public enum MannWhitneyU {
 
     /// P(U ≤ u) under the null hypothesis for sample sizes m and n without ties.
     ///
-    /// Counts the arrangements of m x's and n y's by U with the recurrence
-    /// f(m, n, u) = f(m − 1, n, u − n) + f(m, n − 1, u) (the largest value is an x, which beats all
-    /// n y's, or a y, which beats nothing). Counts stay below C(40, 20) ≈ 1.4·10¹¹ for the sizes
-    /// used here, so doubles hold them exactly.
+    /// The number of arrangements of m x's and n y's with U = k is the coefficient of q^k in the
+    /// Gaussian binomial coefficient [m + n choose m]_q = ∏_{i=1…m} (1 − q^(n+i)) / (1 − q^i).
+    /// Multiplying in one factor and dividing out the next keeps every intermediate polynomial one
+    /// with non-negative integer coefficients ([n + i choose i]_q), all below C(40, 20) ≈ 1.4·10¹¹
+    /// for the sizes used here, so doubles hold them exactly. O(m²n) operations, no tables.
     static func exactCumulativeProbability(atMost u: Int, _ m: Int, _ n: Int) -> Double {
         guard u >= 0 else { return 0 }
         if u >= m * n { return 1 }
-        // counts[i][j] is the distribution for sizes (i, j); build row by row over i.
-        var previous = [[Double]](repeating: [1], count: n + 1)  // i = 0: U is always 0.
-        if m > 0 {
-            for i in 1...m {
-                var current = [[Double]](repeating: [], count: n + 1)
-                current[0] = [1]  // j = 0: U is always 0.
-                if n > 0 {
-                    for j in 1...n {
-                        var distribution = [Double](repeating: 0, count: i * j + 1)
-                        // Largest value is an x: it beats all j y's.
-                        for (value, count) in previous[j].enumerated() { distribution[value + j] += count }
-                        // Largest value is a y: it adds nothing to U.
-                        for (value, count) in current[j - 1].enumerated() { distribution[value] += count }
-                        current[j] = distribution
-                    }
-                }
-                previous = current
+        // Room for the numerator factor of the last step before its division.
+        var coefficients = [Double](repeating: 0, count: m * n + m + 1)
+        coefficients[0] = 1
+        var degree = 0
+        for i in stride(from: 1, through: m, by: 1) {
+            // × (1 − q^(n+i)), from the top so each coefficient uses the old values.
+            degree += n + i
+            for k in stride(from: degree, through: n + i, by: -1) {
+                coefficients[k] -= coefficients[k - (n + i)]
             }
+            // ÷ (1 − q^i): the quotient's coefficients are c[k] + quotient[k − i], from the bottom.
+            for k in stride(from: i, through: degree, by: 1) {
+                coefficients[k] += coefficients[k - i]
+            }
+            degree -= i
         }
-        let distribution = previous[n]
-        let total = distribution.reduce(0, +)
-        let below = distribution[0...u].reduce(0, +)
+        let total = coefficients.reduce(0, +)
+        let below = coefficients[0...u].reduce(0, +)
         return below / total
     }
 

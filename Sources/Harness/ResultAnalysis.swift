@@ -45,14 +45,14 @@ public enum ResultAnalysis {
     static func perOperation<T: BinaryInteger>(_ samples: [Sample], _ keyPath: KeyPath<Sample, T?>) -> Double? {
         let values = samples.compactMap { $0[keyPath: keyPath] }
         guard !samples.isEmpty, values.count == samples.count else { return nil }
-        let iterations = samples.reduce(0) { $0 + $1.iterations }
-        return Double(values.reduce(0, +)) / Double(max(iterations, 1))
+        let iterations = samples.reduce(0.0) { $0 + Double($1.iterations) }
+        return values.reduce(0.0) { $0 + Double($1) } / max(iterations, 1)
     }
 
     static func perOperation(_ samples: [Sample], _ keyPath: KeyPath<Sample, Double?>) -> Double? {
         let values = samples.compactMap { $0[keyPath: keyPath] }
         guard !samples.isEmpty, values.count == samples.count else { return nil }
-        let iterations = samples.reduce(0) { $0 + $1.iterations }
-        return values.reduce(0, +) / Double(max(iterations, 1))
+        let iterations = samples.reduce(0.0) { $0 + Double($1.iterations) }
+        return values.reduce(0, +) / max(iterations, 1)
     }
 }

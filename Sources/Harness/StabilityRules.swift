@@ -33,8 +33,8 @@ public enum StabilityRules {
             warnings.append(
                 Warning(
                     rule: "too-few-samples",
-                    message:
-                        "only \(stats.count) samples (at least \(minimumSampleCount) are needed to judge the spread)"
+                    message: "only \(stats.count) samples "
+                        + "(at least \(minimumSampleCount) are needed to judge the spread)"
                 ))
         }
         if stats.count > 0 && stats.median <= 0 {
@@ -59,8 +59,9 @@ public enum StabilityRules {
                     Warning(
                         rule: "ci-wider-than-10-percent-of-median",
                         message: "\(percent(interval.level, digits: 0)) interval of the median "
-                            + "\(format(interval.lower))…\(format(interval.upper)) \(unit) spans \(percent(relativeWidth)) "
-                            + "of the median \(format(stats.median)) \(unit) (above \(percent(maximumRelativeIntervalWidth)))"
+                            + "\(format(interval.lower))…\(format(interval.upper)) \(unit) "
+                            + "spans \(percent(relativeWidth)) of the median \(format(stats.median)) \(unit) "
+                            + "(above \(percent(maximumRelativeIntervalWidth)))"
                             + preemption))
             }
         }

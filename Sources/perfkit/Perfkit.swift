@@ -14,8 +14,10 @@ struct Perfkit: ParsableCommand {
             ListCommand.self,
             RunCommand.self,
             CompareCommand.self,
+            ScaleCommand.self,
             StartupCommand.self,
             WatchDemoCommand.self,
+            ReportCommand.self,
         ]
     )
 

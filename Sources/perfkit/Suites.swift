@@ -1,4 +1,6 @@
+import DispatchBench
 import Harness
+import PixelArtBenchmarks
 import ProbeBenchmarks
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
@@ -7,6 +9,8 @@ enum Suites {
     static var all: [BenchmarkSuite] {
         [
             harnessSuite,
+            dispatchBenchSuite,
+            pixelArtSuite,
             probeSuite,
         ]
     }
