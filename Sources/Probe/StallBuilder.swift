@@ -59,7 +59,8 @@ enum StallBuilder {
     static func functionKey(_ frame: StackFrame) -> String {
         if let symbol = frame.symbol { return symbol }
         if let module = frame.module, let offset = frame.moduleOffset {
-            return "\(module)+0x\(String(offset, radix: 16))"
+            let name = module.split(separator: "/").last.map(String.init) ?? module
+            return "\(name)+0x\(String(offset, radix: 16))"
         }
         return "0x" + String(frame.address, radix: 16)
     }
