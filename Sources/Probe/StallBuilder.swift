@@ -20,7 +20,9 @@ enum StallBuilder {
         }
         let observedWall = Double(max(1, now.saturatingSubtract(episode.firstSeen)))
         let states = episode.samples.map(\.state)
-        let classification = classify(cpu: cpu, wall: observedWall, states: states)
+        // A queue nobody drained during the whole stall was waiting for a worker thread.
+        let classification =
+            episode.threadID == nil ? .starved : classify(cpu: cpu, wall: observedWall, states: states)
 
         let stacks = episode.samples.compactMap { sample -> [StackFrame]? in
             if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }

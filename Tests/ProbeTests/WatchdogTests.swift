@@ -178,6 +178,58 @@ struct WatchdogTests {
         #expect(stalls[0].durationNanoseconds >= 150e6 && stalls[0].durationNanoseconds < 500e6)
     }
 
+    @Test func twoWatchdogsReportOnlyTheirOwnThreadsStalls() throws {
+        let quiet = WatchedThread()
+        let busy = WatchedThread()
+        defer {
+            quiet.finish()
+            busy.finish()
+        }
+        let quietStalls = StallCollector()
+        let busyStalls = StallCollector()
+        let quietWatchdog = Watchdog(
+            watching: .heartbeat(quiet.heartbeat), configuration: configuration("quiet", collector: quietStalls))
+        let busyWatchdog = Watchdog(
+            watching: .heartbeat(busy.heartbeat), configuration: configuration("busy", collector: busyStalls))
+        try quietWatchdog.start()
+        try busyWatchdog.start()
+        quiet.run { usleep(10_000) }
+        busy.run { spinForProbeTest(milliseconds: 300) }
+        Thread.sleep(forTimeInterval: 0.15)
+        quietWatchdog.stop()
+        busyWatchdog.stop()
+        #expect(quietStalls.all.isEmpty)
+        #expect(busyStalls.all.count == 1)
+        #expect(busyStalls.all.first?.watchdog == "busy")
+        #expect(busyStalls.all.first?.threadID == busy.heartbeat.threadID)
+    }
+
+    @Test func threadBlockingTheSignalGetsStatesButNoSignal() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let settings = configuration("masked", collector: collector)
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        try watchdog.start()
+        let signal = settings.signal
+        thread.run {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, signal)
+            pthread_sigmask(SIG_BLOCK, &set, nil)
+            spinForProbeTest(milliseconds: 300)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].sampleCount > 0)
+        #expect(stalls[0].unansweredSamples == stalls[0].sampleCount)
+        #expect(stalls[0].threadStates.count == stalls[0].sampleCount)
+        #expect(stalls[0].callTree == nil)
+    }
+
     @Test func startAndStopManyTimesWhileStallsHappen() throws {
         let thread = WatchedThread()
         defer { thread.finish() }
