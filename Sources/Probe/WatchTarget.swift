@@ -21,8 +21,9 @@ public enum WatchTarget: Sendable {
     let queue: DispatchQueue
     let isMain: Bool
     let signal: Int32
-    /// Generation of the latest ping that ran.
+    /// Generation of the latest ping that ran, and when it ran (CLOCK_MONOTONIC ns).
     private let arrived = Atomic<UInt64>(0)
+    private let arrivedTime = Atomic<UInt64>(0)
     /// Thread that ran the latest ping.
     private let lastThread = Atomic<Int32>(0)
     /// The queue's libdispatch object, once a ping confirmed that its state word names the
@@ -49,6 +50,7 @@ public enum WatchTarget: Sendable {
                 lastThread.store(tid, ordering: .relaxed)
             }
             checkDrainOwner(tid: tid)
+            arrivedTime.store(cprobe_monotonic_ns(), ordering: .relaxed)
             arrived.store(generation, ordering: .releasing)
         }
     }
@@ -69,6 +71,9 @@ public enum WatchTarget: Sendable {
     var readsDrainOwner: Bool {
         queueObject.load(ordering: .acquiring) != 0 && !ownerUnreliable.load(ordering: .relaxed)
     }
+
+    /// When the latest ping ran (CLOCK_MONOTONIC ns).
+    var arrivedAt: UInt64 { arrivedTime.load(ordering: .acquiring) }
 
     public var arrivedGeneration: UInt64 { arrived.load(ordering: .acquiring) }
 

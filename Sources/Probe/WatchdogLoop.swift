@@ -97,12 +97,18 @@ final class WatchdogLoop: @unchecked Sendable {
         return pingOutstanding ? (pingSentAt, pinger.threadID) : nil
     }
 
+    /// When the episode's busy period ended, as the target recorded it; `now` when unknown.
+    private func endOfBusyPeriod(_ episode: StallEpisode, now: UInt64) -> UInt64 {
+        let end = heartbeat?.lastBusyEnd ?? pinger?.arrivedAt ?? now
+        return end > episode.busySince && end <= now ? end : now
+    }
+
     private func observe(now: UInt64, pause: UInt64) {
         let busy = busyPeriod(now: now)
         if let current = episode, busy?.since != current.busySince {
             // The busy period ended (or a new one began): one report per stall, at its end.
             if current.confirmed, !current.reported {
-                finish(current, ongoing: false, now: now)
+                finish(current, ongoing: false, now: endOfBusyPeriod(current, now: now))
             } else if current.pausedDuring, !current.confirmed {
                 watchdog.notePauseIgnored()
             }
