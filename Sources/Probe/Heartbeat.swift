@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// A thread idle in its wait is never a stall and is never signalled. Make the heartbeat on the
 /// thread it describes (`Heartbeat.currentThread()`): that records the thread's id and primes
-/// the unwinder there. Each call is one atomic store (a few ns), safe from any context.
+/// the unwinder there. Each call is a vDSO clock read and an atomic store (~20–30 ns), no lock.
 public final class Heartbeat: Sendable {
     /// The kernel thread id of the watched thread.
     public let threadID: Int32
