@@ -6,10 +6,14 @@ import PerfReport
 
 public let dispatchBenchSuite = BenchmarkSuite(
     name: "DispatchBench",
-    benchmarks: dispatchCases.map(\.benchmark) + inoutCases.map(\.benchmark),
+    benchmarks: dispatchCases.map(\.benchmark) + claimedCases.map(\.benchmark),
     analyze: { results in
-        let needsDisassembly = results.contains { $0.group == "dispatch" || $0.group == "particle" }
+        let needsDisassembly = results.contains { $0.group == "dispatch" }
         let disassembler = needsDisassembly ? try? ExecutableDisassembler() : nil
         analyzeDispatch(&results, disassembler: disassembler)
-        analyzeInout(&results)
+        analyzeClaims(claimedCases, &results)
     })
+
+/// The inout and GCD benchmarks, whose claims are decided from counters and times.
+let claimedCases: [ClaimedBenchmark] =
+    inoutCases + lockCases + fanOutCases + hopCases + threadExplosionCases + qosCases + safetyCases

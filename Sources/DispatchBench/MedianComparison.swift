@@ -9,6 +9,9 @@ struct MedianDifference: Equatable, Sendable {
     enum Direction: Equatable, Sendable { case lower, higher, notSignificant }
 
     static let alpha = 0.05
+    /// Differences smaller than this fraction of the baseline's median are not counted, however
+    /// significant: they flip between runs and no claim is about them.
+    static let minimumEffect = 0.05
 
     var direction: Direction
     var words: String
@@ -16,6 +19,12 @@ struct MedianDifference: Equatable, Sendable {
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult) {
         let a = result.wallTime.medianConfidenceInterval
         let b = baseline.wallTime.medianConfidenceInterval
+        let effect = baseline.wallTime.median > 0 ? abs(result.wallTime.median / baseline.wallTime.median - 1) : 0
+        if effect < Self.minimumEffect {
+            direction = .notSignificant
+            words = String(format: "no meaningful difference (medians within %.0f%%)", Self.minimumEffect * 100)
+            return
+        }
         if a.upper < b.lower || a.lower > b.upper {
             direction = a.upper < b.lower ? .lower : .higher
             words = "significantly \(direction == .lower ? "faster" : "slower") (95% CIs of the median do not overlap)"
@@ -60,7 +69,8 @@ enum Describe {
 enum BuildConfiguration {
     #if DEBUG
         static let isOptimized = false
-        static let note = "debug build (-Onone, no whole-module optimisation): compiled forms are not what a release build does"
+        static let note =
+            "debug build (-Onone, no whole-module optimisation): compiled forms are not what a release build does"
     #else
         static let isOptimized = true
         static let note = "release build (-O, whole-module optimisation)"

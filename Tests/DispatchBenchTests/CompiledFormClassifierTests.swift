@@ -55,6 +55,25 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         #expect(classify(direct, ["nothing"]).kind == .inlined)
     }
 
+    /// The optimizer keeps one copy of identical kernels; the others become a `jmp` to it.
+    @Test func followsWholeFunctionTailJumps() {
+        let thunk = """
+            0000000000001000 <$s1m7kernelAyyF>:
+                1000:      \tpushq\t%rbp
+                1001:      \tmovq\t%rsp, %rbp
+                1004:      \tpopq\t%rbp
+                1005:      \tjmp\t0x2000 <$s1m7kernelByyF>
+            """
+        let form = CompiledFormClassifier.classify(
+            functions: Disassembly(objdumpOutput: thunk).functions, target: CallTarget(calleeFragments: ["4work"])
+        ) { name in
+            name == "$s1m7kernelByyF" ? Disassembly(objdumpOutput: cannedVtable).functions : []
+        }
+        #expect(form.kind == .vtable)
+        #expect(form.evidence.contains { $0.contains("tail-jumps to $s1m7kernelByyF") })
+        #expect(form.evidence.contains { $0.contains("swift_retain/swift_release") })
+    }
+
     @Test func decimalDisplacementsFromOlderObjdump() {
         let text = """
             0000000000001000 <k>:
@@ -138,6 +157,6 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         #expect(try form("DispatchBench/dispatch/closure") == .indirect)
         #expect(try form("DispatchBench/dispatch/cross-module-call") == .direct)
         #expect(try form("DispatchBench/dispatch/final-class") == .direct)
-        #expect(try form("DispatchBench/particle/open") == .vtable)
+        #expect(try form("DispatchBench/dispatch/particle-open") == .vtable)
     }
 }

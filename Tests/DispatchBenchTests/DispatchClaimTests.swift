@@ -48,12 +48,14 @@ import Testing
     /// Every dispatch benchmark runs, and analyze gives each a claim and a compiled form.
     @Test func suiteRunsAndAnalyses() throws {
         let results = try LocalDriver.run(dispatchBenchSuite, iterations: 100, samples: 3) {
-            $0.group == "dispatch" || $0.group == "particle"
+            $0.group == "dispatch"
         }
         #expect(results.count == dispatchCases.count)
         for result in results {
             #expect(result.claim != nil, "\(result.id) has no claim")
-            #expect(result.compiledForm.map { $0.kind != .unknown } == true, "\(result.id): \(String(describing: result.compiledForm))")
+            #expect(
+                result.compiledForm.map { $0.kind != .unknown } == true,
+                "\(result.id): \(String(describing: result.compiledForm))")
         }
         #expect(Set(results.map(\.id)).count == results.count)
     }

@@ -108,7 +108,9 @@ import Testing
         for result in results {
             #expect(result.claim != nil, "\(result.id) has no claim")
         }
-        for name in ["observer-fires-once", "reads-see-old-value", "computed-get-set-once", "stored-by-address", "cow-inout"] {
+        for name in [
+            "observer-fires-once", "reads-see-old-value", "computed-get-set-once", "stored-by-address", "cow-inout",
+        ] {
             #expect(results.first { $0.name == name }?.claim?.verdict == .held, "\(name)")
         }
     }

@@ -40,8 +40,11 @@ enum LocalDriver {
                     BenchmarkResult(
                         id: benchmark.id(parameter: parameter), suite: benchmark.suite, group: benchmark.group,
                         name: benchmark.name, parameter: parameter, thresholdPercent: benchmark.thresholdPercent,
-                        samples: timings.map { Sample(iterations: iterations, wallNanoseconds: $0 * Double(iterations)) },
-                        wallTime: statistics(median: timings[timings.count / 2], lower: timings[0], upper: timings.last!),
+                        samples: timings.map {
+                            Sample(iterations: iterations, wallNanoseconds: $0 * Double(iterations))
+                        },
+                        wallTime: statistics(
+                            median: timings[timings.count / 2], lower: timings[0], upper: timings.last!),
                         counters: counters))
             }
         }

@@ -53,13 +53,21 @@ public struct CompiledFormClassifier {
                     callee = symbol
                 }
                 guard let callee else { continue }
+                if callee.hasPrefix("swift_retain") || callee.hasPrefix("swift_release") {
+                    findings.referenceCounting += 1
+                }
+                // A whole-function `jmp` to another function: the optimizer found this kernel's code
+                // identical to that one and kept a single copy.
+                let tailJump = instruction.isJump && !instruction.isIndirectBranch
                 if target.calleeFragments.contains(where: { callee.contains($0) }) {
                     findings.direct.append(instruction.text)
                 } else if depth < 3, !visited.contains(callee),
-                    target.follow.contains(where: { callee.hasPrefix($0) }) || isCompilerDerived(callee, from: primary)
+                    tailJump || target.follow.contains(where: { callee.hasPrefix($0) })
+                        || isCompilerDerived(callee, from: primary)
                 {
                     visited.insert(callee)
-                    findings.followed.append(callee)
+                    findings.followed.append(
+                        tailJump ? "tail-jumps to \(callee) (identical code kept once)" : "looked into \(callee)")
                     queue += resolve(callee).map { ($0, depth + 1) }
                 }
             }
@@ -87,11 +95,12 @@ public struct CompiledFormClassifier {
         var indirect: [String] = []
         var direct: [String] = []
         var followed: [String] = []
+        var referenceCounting = 0
         var instructionCount = 0
 
         func compiledForm(symbol: String, target: CallTarget) -> CompiledForm {
             var evidence: [String] = []
-            if !followed.isEmpty { evidence.append("looked into: " + followed.joined(separator: ", ")) }
+            evidence += followed
             let kind: CompiledForm.Kind
             if !vtable.isEmpty {
                 kind = .vtable
@@ -110,8 +119,13 @@ public struct CompiledFormClassifier {
                 evidence.append("no call to \(names.isEmpty ? "a callee" : names) in \(instructionCount) instructions")
             }
             if !direct.isEmpty {
-                let note = kind == .direct ? "direct call" : "direct call next to the dynamic one (speculative devirtualisation)"
+                let note =
+                    kind == .direct
+                    ? "direct call" : "direct call next to the dynamic one (speculative devirtualisation)"
                 evidence += direct.prefix(3).map { "\(note): \($0)" }
+            }
+            if referenceCounting > 0 {
+                evidence.append("\(referenceCounting) swift_retain/swift_release call(s) in the loop's function")
             }
             return CompiledForm(kind: kind, symbol: symbol, evidence: evidence)
         }

@@ -60,7 +60,8 @@ public final class ExecutableDisassembler {
             let names = symbols.functions(withPrefix: functionPrefix).map(\.name)
             guard !names.isEmpty else {
                 return CompiledForm(
-                    kind: .unknown, symbol: functionPrefix, evidence: ["no function symbol starts with \(functionPrefix)"])
+                    kind: .unknown, symbol: functionPrefix,
+                    evidence: ["no function symbol starts with \(functionPrefix)"])
             }
             let functions = try disassemble(names)
             return CompiledFormClassifier.classify(functions: functions, target: target) { name in

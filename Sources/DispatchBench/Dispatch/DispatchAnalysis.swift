@@ -17,7 +17,8 @@ extension CompiledForm.Kind {
 extension DispatchCase {
     func compiledForm(using disassembler: ExecutableDisassembler?) -> CompiledForm {
         guard let disassembler else {
-            return CompiledForm(kind: .unknown, symbol: kernel, evidence: ["no disassembler (llvm-objdump or .symtab missing)"])
+            return CompiledForm(
+                kind: .unknown, symbol: kernel, evidence: ["no disassembler (llvm-objdump or .symtab missing)"])
         }
         var form = disassembler.classify(functionPrefix: kernel, target: target)
         guard let inner else { return form }
@@ -29,7 +30,8 @@ extension DispatchCase {
         if innerDecides {
             return CompiledForm(
                 kind: innerForm.kind, symbol: innerForm.symbol,
-                evidence: innerForm.evidence + ["the kernel's own call to update: \(form.kind.rawValue)"] + form.evidence)
+                evidence: innerForm.evidence + ["the kernel's own call to update: \(form.kind.rawValue)"]
+                    + form.evidence)
         }
         if innerForm.kind.dynamism > form.kind.dynamism { form.kind = innerForm.kind }
         form.evidence += ["inside update (\(innerForm.symbol)): \(innerForm.kind.rawValue)"] + innerForm.evidence

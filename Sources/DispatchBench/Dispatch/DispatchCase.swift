@@ -6,7 +6,8 @@ import PerfReport
 struct DispatchCase: Sendable {
     enum Timing: Sendable {
         /// This case should be significantly slower / faster than the named case in the same group.
-        case slowerThan(String), fasterThan(String)
+        case slowerThan(String)
+        case fasterThan(String)
     }
 
     var group: String
@@ -38,7 +39,9 @@ extension DispatchCase {
         let formHeld: Bool? = form == .unknown ? nil : expectedForms.contains(form)
         let expected = expectedForms.map(\.rawValue).sorted().joined(separator: " or ")
         switch formHeld {
-        case nil: evidence.append("compiled form could not be determined (\(result.compiledForm?.evidence.first ?? "no classifier"))")
+        case nil:
+            evidence.append(
+                "compiled form could not be determined (\(result.compiledForm?.evidence.first ?? "no classifier"))")
         case true?: evidence.append("compiled as \(form.rawValue), as claimed")
         case false?: evidence.append("compiled as \(form.rawValue), not \(expected)\(devirtualisedNote(form))")
         }

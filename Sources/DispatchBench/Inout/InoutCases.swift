@@ -1,35 +1,21 @@
 import Harness
 import PerfReport
 
-/// One inout benchmark: what it claims and how its counters (and times) decide the claim.
-struct InoutCase: Sendable {
-    var name: String
-    var statement: String
-    var benchmark: Benchmark
-    var judge: @Sendable (_ result: BenchmarkResult, _ all: [BenchmarkResult]) -> (Claim.Verdict, String)
-
-    var path: String { "DispatchBench/inout/\(name)" }
-}
-
 private func inoutCase<Subject>(
     _ name: String, _ statement: String, make: @escaping @Sendable () -> Subject,
     body: @escaping (Subject, Int) -> Void, counters: @escaping (Subject) -> [String: Double],
-    judge: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String)
-) -> InoutCase {
-    nonisolated(unsafe) let body = body
-    nonisolated(unsafe) let counters = counters
-    return InoutCase(
-        name: name, statement: statement,
-        benchmark: Benchmark("DispatchBench/inout/\(name)", throughput: { _ in .items(1) }) { _ in
-            CountingInstance(make(), body: body, counters: counters)
-        }, judge: judge)
+    judge: @escaping ClaimedBenchmark.Judge
+) -> ClaimedBenchmark {
+    ClaimedBenchmark(
+        "DispatchBench/inout/\(name)", statement, make: { _ in make() }, body: body, counters: counters, judge: judge)
 }
 
 /// "held" when `counter` is exactly `expected` (these are counts, not times: no noise to allow for).
-private func exactly(_ counter: String, _ expected: Double, _ what: String) -> @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String) {
+private func exactly(_ counter: String, _ expected: Double, _ what: String) -> ClaimedBenchmark.Judge {
     { result, _ in
         guard let observed = result.counters[counter] else { return (.inconclusive, "counter \(counter) missing") }
-        let evidence = "\(what): \(formatCount(observed)) (expected \(formatCount(expected))); median \(Describe.median(result))"
+        let evidence =
+            "\(what): \(formatCount(observed)) (expected \(formatCount(expected))); median \(Describe.median(result))"
         return (observed == expected ? .held : .didNotHold, evidence)
     }
 }
@@ -42,17 +28,24 @@ func formatCount(_ value: Double) -> String {
 /// slower than that case, by at least `factor`.
 private func copies(
     _ expectedCopies: Double, slowerThan baselineName: String? = nil, factor: Double = 1
-) -> @Sendable (BenchmarkResult, [BenchmarkResult]) -> (Claim.Verdict, String) {
+) -> ClaimedBenchmark.Judge {
     { result, all in
-        guard let perCall = result.counters["copiesPerCall"] else { return (.inconclusive, "counter copiesPerCall missing") }
+        guard let perCall = result.counters["copiesPerCall"] else {
+            return (.inconclusive, "counter copiesPerCall missing")
+        }
         let copiesHeld = abs(perCall - expectedCopies) < 0.01
         var evidence =
             "\(String(format: "%.2f", perCall)) buffer copies per call (\(formatCount(result.counters["bytesCopiedPerCall"] ?? 0)) bytes), expected \(formatCount(expectedCopies))"
+        if let allocations = result.allocationsPerOperation {
+            evidence += String(format: "; %.2f allocations per call", allocations)
+        }
         guard let baselineName else {
             return (copiesHeld ? .held : .didNotHold, evidence + "; median \(Describe.median(result))")
         }
         guard let baseline = all.first(where: { $0.group == "inout" && $0.name == baselineName }) else {
-            return (copiesHeld ? .inconclusive : .didNotHold, evidence + "; \(baselineName) not run, no time comparison")
+            return (
+                copiesHeld ? .inconclusive : .didNotHold, evidence + "; \(baselineName) not run, no time comparison"
+            )
         }
         let difference = MedianDifference(result, comparedTo: baseline)
         let ratio = baseline.wallTime.median > 0 ? result.wallTime.median / baseline.wallTime.median : 0
@@ -65,7 +58,7 @@ private func copies(
     }
 }
 
-let inoutCases: [InoutCase] = [
+let inoutCases: [ClaimedBenchmark] = [
     inoutCase(
         "observer-fires-once",
         "An inout argument is written back once, on return: didSet fires exactly once per call however many writes the callee makes (here \(inoutWritesPerCall)).",
@@ -76,7 +69,12 @@ let inoutCases: [InoutCase] = [
                 subject.callMade()
             }
         },
-        counters: { ["didSetPerCall": Double($0.didSetFirings) / Double(max($0.calls, 1)), "writesPerCall": Double(inoutWritesPerCall)] },
+        counters: {
+            [
+                "didSetPerCall": Double($0.didSetFirings) / Double(max($0.calls, 1)),
+                "writesPerCall": Double(inoutWritesPerCall),
+            ]
+        },
         judge: exactly("didSetPerCall", 1, "didSet firings per call")),
     inoutCase(
         "reads-see-old-value",
@@ -118,7 +116,10 @@ let inoutCases: [InoutCase] = [
         },
         counters: { subject in
             let calls = Double(max(subject.setterCalls, 1))
-            return ["getterPerCall": Double(subject.getterCalls) / calls, "setterPerCall": Double(subject.setterCalls) / calls]
+            return [
+                "getterPerCall": Double(subject.getterCalls) / calls,
+                "setterPerCall": Double(subject.setterCalls) / calls,
+            ]
         },
         judge: { result, _ in
             let getter = result.counters["getterPerCall"] ?? 0
@@ -141,14 +142,19 @@ let inoutCases: [InoutCase] = [
             let stored = subjects.0.value
             writeRepeatedly(&subjects.0.value, times: inoutWritesPerCall)
             writeRepeatedly(&subjects.1.value, times: inoutWritesPerCall)
-            return ["storedResult": Double(subjects.0.value - stored), "copyInCopyOutResult": Double(subjects.1.storage - stored)]
+            return [
+                "storedResult": Double(subjects.0.value - stored),
+                "copyInCopyOutResult": Double(subjects.1.storage - stored),
+            ]
         },
         judge: { result, all in
             let stored = result.counters["storedResult"] ?? -1
             let copied = result.counters["copyInCopyOutResult"] ?? -2
-            var evidence = "by-address result +\(formatCount(stored)), copy-in copy-out result +\(formatCount(copied)); median \(Describe.median(result))"
+            var evidence =
+                "by-address result +\(formatCount(stored)), copy-in copy-out result +\(formatCount(copied)); median \(Describe.median(result))"
             if let computed = all.first(where: { $0.id == "DispatchBench/inout/computed-get-set-once" }) {
-                evidence += " vs computed property \(Describe.median(computed)): \(MedianDifference(result, comparedTo: computed).words)"
+                evidence +=
+                    " vs computed property \(Describe.median(computed)): \(MedianDifference(result, comparedTo: computed).words)"
             }
             return (stored == copied && stored == Double(inoutWritesPerCall) ? .held : .didNotHold, evidence)
         }),
@@ -262,13 +268,4 @@ let inoutCases: [InoutCase] = [
 /// A `CopyCounter` shared by reference between a benchmark body and its counters.
 final class CopyCounterBox {
     var value = CopyCounter()
-}
-
-func analyzeInout(_ results: inout [BenchmarkResult]) {
-    let all = results
-    for inoutCase in inoutCases {
-        guard let index = results.firstIndex(where: { $0.id == inoutCase.path }) else { continue }
-        let (verdict, evidence) = inoutCase.judge(results[index], all)
-        results[index].claim = Claim(statement: inoutCase.statement, verdict: verdict, evidence: evidence)
-    }
 }

@@ -1,0 +1,53 @@
+import Harness
+import PerfReport
+
+/// A benchmark and the claim it tests, decided after measurement from its counters and times
+/// (and those of the other results, for comparisons).
+struct ClaimedBenchmark: Sendable {
+    typealias Judge = @Sendable (_ result: BenchmarkResult, _ all: [BenchmarkResult]) -> (Claim.Verdict, String)
+
+    var benchmark: Benchmark
+    var statement: @Sendable (_ parameter: Int?) -> String
+    var judge: Judge
+
+    init(benchmark: Benchmark, statement: @escaping @Sendable (Int?) -> String, judge: @escaping Judge) {
+        self.benchmark = benchmark
+        self.statement = statement
+        self.judge = judge
+    }
+
+    /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
+    init<Subject>(
+        _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
+        thresholdPercent: Double? = nil,
+        make: @escaping @Sendable (Int?) -> Subject, body: @escaping (Subject, Int) -> Void,
+        counters: @escaping (Subject) -> [String: Double] = { _ in [:] },
+        teardown: @escaping (Subject) -> Void = { _ in }, judge: @escaping Judge
+    ) {
+        nonisolated(unsafe) let body = body
+        nonisolated(unsafe) let counters = counters
+        nonisolated(unsafe) let teardown = teardown
+        self.init(
+            benchmark: Benchmark(
+                path, parameters: parameters, throughput: { _ in throughput }, thresholdPercent: thresholdPercent
+            ) { parameter in
+                CountingInstance(make(parameter), body: body, counters: counters, teardown: teardown)
+            },
+            statement: { _ in statement }, judge: judge)
+    }
+}
+
+/// Sets the claim of every result that one of `cases` produced.
+func analyzeClaims(_ cases: [ClaimedBenchmark], _ results: inout [BenchmarkResult]) {
+    let all = results
+    for claimed in cases {
+        for index in results.indices
+        where results[index].suite == claimed.benchmark.suite
+            && results[index].group == claimed.benchmark.group && results[index].name == claimed.benchmark.name
+        {
+            let (verdict, evidence) = claimed.judge(results[index], all)
+            results[index].claim = Claim(
+                statement: claimed.statement(results[index].parameter), verdict: verdict, evidence: evidence)
+        }
+    }
+}

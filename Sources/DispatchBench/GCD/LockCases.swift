@@ -1,0 +1,189 @@
+import Foundation
+import Harness
+import PerfReport
+
+/// Accesses per benchmark operation. An operation is a batch, not one access, so that handing
+/// work to the threads (once per timed run) stays negligible even when the runner picks few
+/// iterations on a loaded machine.
+let lockBatch = 1000
+
+/// Read percentages and thread counts the lock benchmarks run at.
+let lockReadPercents = [50, 90, 99]
+let lockThreadCounts = [2, 4]
+
+enum LockMechanism: String, CaseIterable, Sendable {
+    case serialQueue = "serial-queue"
+    case concurrentBarrier = "concurrent-barrier"
+    case nslock
+    case pthreadMutex = "pthread-mutex"
+    case mutex
+    case actor
+
+    var title: String {
+        switch self {
+        case .serialQueue: "A serial queue's sync"
+        case .concurrentBarrier: "A concurrent queue with barrier writes (reader–writer)"
+        case .nslock: "NSLock"
+        case .pthreadMutex: "pthread_mutex"
+        case .mutex: "Synchronization.Mutex"
+        case .actor: "An actor"
+        }
+    }
+
+    /// The claim each mechanism is tested on: faster or slower than another mechanism, same mix.
+    var claim: (baseline: LockMechanism, faster: Bool, reason: String) {
+        switch self {
+        case .serialQueue: (.nslock, false, "a queue does more work per access than a lock")
+        case .concurrentBarrier: (.serialQueue, true, "reads run in parallel")
+        case .nslock: (.pthreadMutex, false, "NSLock wraps a pthread_mutex")
+        case .pthreadMutex: (.serialQueue, true, "no queue machinery")
+        case .mutex: (.nslock, true, "it is a futex word with no object around it")
+        case .actor: (.mutex, false, "every access is an async hop to the actor's executor")
+        }
+    }
+
+    func makeCounter() -> any ProtectedCounter {
+        switch self {
+        case .serialQueue: SerialQueueCounter()
+        case .concurrentBarrier: BarrierCounter()
+        case .nslock: NSLockCounter()
+        case .pthreadMutex: PthreadMutexCounter()
+        case .mutex, .actor:
+            if #available(macOS 15.0, *) { SynchronizationMutexCounter() } else { NSLockCounter() }
+        }
+    }
+}
+
+/// `iterations` × `lockBatch` accesses split over the threads, `readPercent`% of them reads.
+private func contend(
+    _ mechanism: LockMechanism, gang: ThreadGang, readPercent: Int, iterations: Int, counter: any ProtectedCounter,
+    actor: ActorCounter, tasks: Int
+) {
+    let threads = mechanism == .actor ? tasks : gang.count
+    let perThread = max(1, iterations * lockBatch / threads)
+    if mechanism == .actor {
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            await withTaskGroup(of: Void.self) { group in
+                for thread in 0..<threads {
+                    group.addTask {
+                        var sum = 0
+                        for i in 0..<perThread {
+                            if isRead(i, thread: thread, readPercent: readPercent) {
+                                sum &+= await actor.read()
+                            } else {
+                                await actor.write()
+                            }
+                        }
+                        blackHole(sum)
+                    }
+                }
+            }
+            done.signal()
+        }
+        done.wait()
+        return
+    }
+    gang.run { thread in
+        var sum = 0
+        for i in 0..<perThread {
+            if isRead(i, thread: thread, readPercent: readPercent) {
+                sum &+= counter.read()
+            } else {
+                counter.write()
+            }
+        }
+        blackHole(sum)
+    }
+    counter.drain()
+}
+
+private func lockName(_ mechanism: LockMechanism, _ readPercent: Int) -> String {
+    "lock-\(mechanism.rawValue)-r\(readPercent)"
+}
+
+let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism in
+    lockReadPercents.map { readPercent in
+        let claim = mechanism.claim
+        let name = lockName(mechanism, readPercent)
+        return ClaimedBenchmark(
+            "DispatchBench/gcd/\(name)",
+            "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.title.lowercasedFirst) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
+            parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
+            make: { parameter in
+                // Actor accesses run as tasks on the cooperative pool; the gang is only for the others.
+                (
+                    mechanism.makeCounter(), ActorCounter(),
+                    ThreadGang(count: mechanism == .actor ? 0 : parameter ?? 2), parameter ?? 2
+                )
+            },
+            body: { subject, n in
+                contend(
+                    mechanism, gang: subject.2, readPercent: readPercent, iterations: n, counter: subject.0,
+                    actor: subject.1, tasks: subject.3)
+            },
+            counters: { subject in ["threads": Double(subject.3), "readPercent": Double(readPercent)] },
+            teardown: { subject in subject.2.stop() },
+            judge: compared(
+                to: lockName(claim.baseline, readPercent), faster: claim.faster,
+                note: { result, all in
+                    guard mechanism == .concurrentBarrier else { return "" }
+                    return barrierSummary(all)
+                }))
+    }
+}
+
+/// "the barrier reader–writer beat the serial queue at: 99% reads × 2 threads; …" across the run.
+private func barrierSummary(_ all: [BenchmarkResult]) -> String {
+    var wins: [String] = []
+    var total = 0
+    for readPercent in lockReadPercents {
+        for threads in lockThreadCounts {
+            guard
+                let barrier = all.first(where: {
+                    $0.name == lockName(.concurrentBarrier, readPercent) && $0.parameter == threads
+                }),
+                let serial = all.first(where: {
+                    $0.name == lockName(.serialQueue, readPercent) && $0.parameter == threads
+                })
+            else { continue }
+            total += 1
+            if MedianDifference(barrier, comparedTo: serial).direction == .lower {
+                wins.append("\(readPercent)% reads × \(threads) threads")
+            }
+        }
+    }
+    guard total > 0 else { return "" }
+    return "; across this run the barrier reader–writer beat the serial queue "
+        + (wins.isEmpty ? "nowhere" : "at " + wins.joined(separator: ", ")) + " on \(processorCount) cores"
+}
+
+extension String {
+    var lowercasedFirst: String { prefix(1).lowercased() + dropFirst() }
+}
+
+/// A timing claim: `result` significantly faster (or slower) than the result named `baselineName`
+/// in the same group with the same parameter.
+func compared(
+    to baselineName: String, faster: Bool,
+    note: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> String = { _, _ in "" }
+) -> ClaimedBenchmark.Judge {
+    { result, all in
+        guard
+            let baseline = all.first(where: {
+                $0.group == result.group && $0.name == baselineName && $0.parameter == result.parameter
+            })
+        else {
+            return (.inconclusive, "median \(Describe.median(result)); \(baselineName) was not run, so no comparison")
+        }
+        let difference = MedianDifference(result, comparedTo: baseline)
+        let evidence =
+            "median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
+            + note(result, all)
+        switch (difference.direction, faster) {
+        case (.lower, true), (.higher, false): return (.held, evidence)
+        case (.lower, false), (.higher, true): return (.didNotHold, evidence)
+        default: return (.inconclusive, evidence)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Dispatch
+import Foundation
+import PerfReport
+import Testing
+
+@testable import DispatchBench
+
+/// The GCD safety claims, tested rather than assumed (counts and orders, never times).
+@Suite(.serialized) struct GCDSafetyTests {
+    @Test func serialQueueNeverRunsTwoBlocksAtOnceAndKeepsOrder() {
+        let queue = DispatchQueue(label: "test.serial")
+        let gauge = ConcurrencyGauge()
+        let order = CompletionOrder()
+        for _ in 0..<5 { runSafetyRound(on: queue, gauge: gauge, order: order) }
+        #expect(gauge.peak == 1)
+        #expect(order.counters["outOfOrderRounds"] == 0)
+        #expect(order.counters["rounds"] == 5)
+    }
+
+    /// Block 0 waits until block 1 has run: on a concurrent queue block 1 starts while block 0 is
+    /// still running and finishes first. (Deterministic, unlike racing spins, which a busy test
+    /// process can serialise onto one GCD thread.)
+    @Test func concurrentQueueRunsBlocksAtOnceAndFinishesOutOfOrder() {
+        let queue = DispatchQueue(label: "test.concurrent", attributes: .concurrent)
+        let order = CompletionOrder()
+        let secondRan = DispatchSemaphore(value: 0)
+        let overlapped = ConcurrencyGauge()
+        let group = DispatchGroup()
+        queue.async(group: group) {
+            if secondRan.wait(timeout: .now() + 10) == .success { overlapped.enter() }
+            order.finished(0)
+        }
+        queue.async(group: group) {
+            order.finished(1)
+            secondRan.signal()
+        }
+        group.wait()
+        order.endRound()
+        #expect(overlapped.peak == 1, "block 1 did not run while block 0 was running")
+        #expect(order.counters["outOfOrderRounds"] == 1)
+    }
+
+    /// The two classic deadlocks, each in a child process (a deadlock cannot be undone: its threads
+    /// would stay blocked in this process and starve the GCD pool for other tests):
+    /// - `sync` onto the queue you are on: libdispatch on Linux traps (SIGILL) instead of hanging;
+    /// - lock-order inversion (two serial queues each `sync` onto the other): libdispatch cannot see
+    ///   it, so the child detects it with a timeout, reports it, and exits.
+    @Test func deadlocksAreDetectedNotHung() throws {
+        let swiftc = try #require(CompiledBinaryTests.swiftc(), "swiftc not found")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dispatchbench-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("deadlock.swift")
+        try """
+        import Dispatch
+        if CommandLine.arguments.count > 1 {
+            let queue = DispatchQueue(label: "q")
+            let done = DispatchSemaphore(value: 0)
+            queue.async { queue.sync {}; done.signal() }
+            print(done.wait(timeout: .now() + 2) == .timedOut ? "deadlocked" : "finished")
+        } else {
+            let first = DispatchQueue(label: "first"), second = DispatchQueue(label: "second")
+            let bothInside = DispatchGroup(), finished = DispatchGroup()
+            bothInside.enter(); bothInside.enter(); finished.enter(); finished.enter()
+            for (outer, inner) in [(first, second), (second, first)] {
+                outer.async { bothInside.leave(); bothInside.wait(); inner.sync {}; finished.leave() }
+            }
+            print(finished.wait(timeout: .now() + 0.5) == .timedOut ? "deadlocked" : "finished")
+        }
+        """.write(to: source, atomically: true, encoding: .utf8)
+        let binary = directory.appendingPathComponent("deadlock").path
+        let compile = Process()
+        compile.executableURL = URL(fileURLWithPath: swiftc)
+        compile.arguments = [source.path, "-o", binary]
+        try compile.run()
+        compile.waitUntilExit()
+        try #require(compile.terminationStatus == 0)
+
+        func runChild(_ arguments: [String]) throws -> (
+            output: String, reason: Process.TerminationReason, timedOut: Bool
+        ) {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: binary)
+            child.arguments = arguments
+            let pipe = Pipe()
+            child.standardOutput = pipe
+            child.standardError = FileHandle.nullDevice
+            child.environment = ["SWIFT_BACKTRACE": "enable=no"]
+            try child.run()
+            let exited = DispatchSemaphore(value: 0)
+            Thread {
+                child.waitUntilExit()
+                exited.signal()
+            }.start()
+            let timedOut = exited.wait(timeout: .now() + 20) == .timedOut
+            if timedOut { child.terminate() }
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (output, child.terminationReason, timedOut)
+        }
+
+        let inversion = try runChild([])
+        #expect(!inversion.timedOut)
+        #expect(inversion.output.contains("deadlocked"))
+
+        let syncOntoSelf = try runChild(["sync-onto-current-queue"])
+        #expect(!syncOntoSelf.timedOut, "the child hung instead of trapping")
+        #expect(syncOntoSelf.reason == .uncaughtSignal)
+        #expect(!syncOntoSelf.output.contains("finished"))
+    }
+
+    @Test func everyLockMechanismCountsCorrectly() {
+        let gang = ThreadGang(count: 3)
+        defer { gang.stop() }
+        for mechanism in LockMechanism.allCases where mechanism != .actor {
+            let counter = mechanism.makeCounter()
+            gang.run { _ in for _ in 0..<500 { counter.write() } }
+            counter.drain()
+            #expect(counter.read() == 1500, "\(mechanism)")
+        }
+    }
+
+    @Test func operationQueueWidthAndConcurrentPerformBoundConcurrency() {
+        let watch = ExplosionWatch()
+        defer { watch.sampler.stop() }
+        for _ in 0..<blockingItems { watch.operationQueue.addOperation { watch.blockingItem() } }
+        watch.operationQueue.waitUntilAllOperationsAreFinished()
+        #expect(watch.gauge.peak <= operationQueueWidth)
+        #expect(watch.gauge.peak >= 1)
+    }
+
+    /// Every GCD benchmark runs and gets a claim; the safety ones hold.
+    @Test func suiteRunsWithClaims() throws {
+        let results = try LocalDriver.run(dispatchBenchSuite, iterations: 2, samples: 2) { $0.group == "gcd" }
+        #expect(results.count == claimedCases.count - inoutCases.count + lockCases.count * (lockThreadCounts.count - 1))
+        for result in results {
+            #expect(result.claim != nil, "\(result.id) has no claim")
+        }
+        for name in ["safety-serial-exclusive", "explosion-operation-queue"] {
+            #expect(results.first { $0.name == name }?.claim?.verdict == .held, "\(name)")
+        }
+    }
+}
+
+@Suite struct MedianDifferenceTests {
+    private func result(_ samples: [Double], lower: Double, upper: Double) -> BenchmarkResult {
+        var result = LocalDriver.result("S/g/c", median: samples.sorted()[samples.count / 2], halfWidth: 0)
+        result.wallTime.medianConfidenceInterval = ConfidenceInterval(lower: lower, upper: upper, level: 0.95)
+        result.samples = samples.map { Sample(iterations: 1, wallNanoseconds: $0) }
+        return result
+    }
+
+    @Test func separatedIntervalsAreSignificant() {
+        let a = result([10, 11, 12], lower: 10, upper: 12)
+        let b = result([20, 21, 22], lower: 20, upper: 22)
+        #expect(MedianDifference(a, comparedTo: b).direction == .lower)
+        #expect(MedianDifference(b, comparedTo: a).direction == .higher)
+    }
+
+    @Test func overlappingIntervalsFallBackToMannWhitney() {
+        let low = (0..<20).map { 10 + Double($0) * 0.01 }
+        let high = (0..<20).map { 11 + Double($0) * 0.01 }
+        let a = result(low, lower: 9, upper: 12)
+        let b = result(high, lower: 9, upper: 12)
+        let difference = MedianDifference(b, comparedTo: a)
+        #expect(difference.direction == .higher)
+        #expect(difference.words.contains("Mann-Whitney"))
+        let same = MedianDifference(result(low, lower: 9, upper: 12), comparedTo: a)
+        #expect(same.direction == .notSignificant)
+    }
+
+    @Test func tinyDifferencesDoNotCountHoweverSignificant() {
+        let a = result([10, 10.01, 10.02], lower: 10, upper: 10.02)
+        let b = result([10.2, 10.21, 10.22], lower: 10.2, upper: 10.22)
+        #expect(MedianDifference(b, comparedTo: a).direction == .notSignificant)
+    }
+}
+
+@Suite struct GCDJudgeTests {
+    private func verdict(_ claimed: ClaimedBenchmark, _ counters: [String: Double]) -> Claim.Verdict {
+        var result = LocalDriver.result(claimed.benchmark.path, median: 1, halfWidth: 0.1)
+        result.counters = counters
+        return claimed.judge(result, [result]).0
+    }
+
+    @Test func qosNeedsASignificantAndLargeEnoughPreference() {
+        let qos = qosCases[0]
+        #expect(verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .held)
+        #expect(
+            verdict(qos, ["userInitiatedInFirstHalf": 0.52, "userInitiatedItems": 40, "rounds": 10]) == .didNotHold)
+        #expect(
+            verdict(qos, ["userInitiatedInFirstHalf": 0.56, "userInitiatedItems": 4000, "rounds": 1000])
+                == .inconclusive)
+    }
+
+    @Test func threadExplosionIsJudgedOnPeakConcurrency() throws {
+        let global = try #require(threadExplosionCases.first { $0.benchmark.name == "explosion-global-queue" })
+        #expect(verdict(global, ["peakConcurrentItems": Double(2 * processorCount)]) == .held)
+        #expect(verdict(global, ["peakConcurrentItems": Double(processorCount)]) == .didNotHold)
+        if processorCount > 1 {
+            #expect(verdict(global, ["peakConcurrentItems": Double(processorCount + 1)]) == .inconclusive)
+        }
+    }
+}
