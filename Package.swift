@@ -48,7 +48,8 @@ let package = Package(
                 "PerfReport", "CProbe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
         .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),

@@ -3,7 +3,7 @@
 # Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 
-packages=(libunwind-dev libpng-dev zlib1g-dev valgrind pkg-config)
+packages=(libunwind-dev libpng-dev zlib1g-dev valgrind pkg-config hyperfine)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -293,6 +293,22 @@ int64_t cprobe_thread_cpu_ns(pid_t tid) {
 
 int64_t cprobe_self_thread_cpu_ns(void) { return (int64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
+// MARK: - libdispatch
+
+extern void *dispatch_get_current_queue(void);
+
+const void *cprobe_dispatch_current_queue(void) { return dispatch_get_current_queue(); }
+
+#define DISPATCH_QUEUE_STATE_OFFSET 56
+#define DISPATCH_LOCK_OWNER_MASK 0x3fffffffu
+
+pid_t cprobe_dispatch_drain_owner(const void *queue) {
+    if (!queue) return 0;
+    uint64_t state = __atomic_load_n((const uint64_t *)((const char *)queue + DISPATCH_QUEUE_STATE_OFFSET),
+                                     __ATOMIC_RELAXED);
+    return (pid_t)(state & DISPATCH_LOCK_OWNER_MASK);
+}
+
 // MARK: - Startup marks
 
 #define STARTUP_MAX_MARKS 256

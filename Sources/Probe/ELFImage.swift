@@ -50,7 +50,8 @@ final class ELFImage: @unchecked Sendable {  // immutable after init
     /// The link-time address for a byte at `fileOffset` in the file, or nil when no loadable
     /// segment covers it.
     func virtualAddress(forFileOffset fileOffset: UInt64) -> UInt64? {
-        for segment in segments where fileOffset >= segment.fileOffset && fileOffset < segment.fileOffset + segment.fileSize {
+        for segment in segments
+        where fileOffset >= segment.fileOffset && fileOffset < segment.fileOffset + segment.fileSize {
             return fileOffset - segment.fileOffset + segment.virtualAddress
         }
         return nil
@@ -142,7 +143,8 @@ final class ELFImage: @unchecked Sendable {  // immutable after init
                     let sectionIndex = u16(entry + 6)
                     let value = u64(entry + 8)
                     let nameIndex = UInt64(u32(entry))
-                    guard info & 0xF == 2, sectionIndex != 0, value != 0, nameIndex < stringsSize else { continue }  // STT_FUNC
+                    // Defined functions only (STT_FUNC, a section, an address).
+                    guard info & 0xF == 2, sectionIndex != 0, value != 0, nameIndex < stringsSize else { continue }
                     symbols.append(
                         Symbol(address: value, size: u64(entry + 16), nameOffset: Int(stringsOffset + nameIndex)))
                 }

@@ -7,12 +7,15 @@ import Synchronization
 ///
 /// A thread idle in its wait is never a stall and is never signalled. Make the heartbeat on the
 /// thread it describes (`Heartbeat.currentThread()`): that records the thread's id and primes
-/// the unwinder there. Each call is one atomic store (a few ns), safe from any context.
+/// the unwinder there. Each call is a vDSO clock read and an atomic store (~20–30 ns), no lock.
 public final class Heartbeat: Sendable {
     /// The kernel thread id of the watched thread.
     public let threadID: Int32
     /// CLOCK_MONOTONIC ns when the current busy period began; 0 while idle.
     private let busySince = Atomic<UInt64>(0)
+    /// CLOCK_MONOTONIC ns when the latest busy period ended, so a stall's duration is exact
+    /// rather than rounded up to the watchdog's next look.
+    private let lastEnd = Atomic<UInt64>(0)
 
     /// A heartbeat for the calling thread. Primes libunwind here, so that its lazy set-up never
     /// first happens inside the sampling signal handler, and unblocks the sampling `signal` on
@@ -39,14 +42,20 @@ public final class Heartbeat: Sendable {
     /// The loop is about to wait for work: not a stall, however long the wait.
     @inline(__always)
     public func idle() {
+        lastEnd.store(cprobe_monotonic_ns(), ordering: .relaxed)
         busySince.store(0, ordering: .releasing)
     }
 
     /// One turn of a loop that never waits: a new busy period starts now.
     @inline(__always)
     public func beat() {
-        busySince.store(cprobe_monotonic_ns(), ordering: .releasing)
+        let now = cprobe_monotonic_ns()
+        lastEnd.store(now, ordering: .relaxed)
+        busySince.store(now, ordering: .releasing)
     }
+
+    /// When the latest busy period ended (CLOCK_MONOTONIC ns).
+    var lastBusyEnd: UInt64 { lastEnd.load(ordering: .acquiring) }
 
     /// When the current busy period began (CLOCK_MONOTONIC ns), or nil while idle.
     var currentBusySince: UInt64? {

@@ -13,7 +13,9 @@ public final class StackSampler {
     public init(signal: Int32 = WatchdogConfiguration.defaultSignal) throws {
         self.signal = signal
         let error = cprobe_install_handler(signal)
-        guard error == 0 else { throw Watchdog.StartError(description: "cannot install the handler for signal \(signal)") }
+        guard error == 0 else {
+            throw Watchdog.StartError(description: "cannot install the handler for signal \(signal)")
+        }
         slot = cprobe_slot_acquire()
         guard slot >= 0 else {
             cprobe_uninstall_handler(signal)

@@ -20,7 +20,9 @@ enum StallBuilder {
         }
         let observedWall = Double(max(1, now.saturatingSubtract(episode.firstSeen)))
         let states = episode.samples.map(\.state)
-        let classification = classify(cpu: cpu, wall: observedWall, states: states)
+        // A queue nobody drained during the whole stall was waiting for a worker thread.
+        let classification =
+            episode.threadID == nil ? .starved : classify(cpu: cpu, wall: observedWall, states: states)
 
         let stacks = episode.samples.compactMap { sample -> [StackFrame]? in
             if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }
@@ -33,7 +35,8 @@ enum StallBuilder {
             watchdog: watchdog, threadID: tid, start: start, durationNanoseconds: Double(duration), ongoing: ongoing,
             thresholdNanoseconds: Double(threshold), threadCPUNanoseconds: cpu, classification: classification,
             threadStates: states, sampleCount: episode.samples.count,
-            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree, topStack: top,
+            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree,
+            topStack: top,
             groupKey: groupKey(top))
     }
 
@@ -58,7 +61,8 @@ enum StallBuilder {
     static func functionKey(_ frame: StackFrame) -> String {
         if let symbol = frame.symbol { return symbol }
         if let module = frame.module, let offset = frame.moduleOffset {
-            return "\(module)+0x\(String(offset, radix: 16))"
+            let name = module.split(separator: "/").last.map(String.init) ?? module
+            return "\(name)+0x\(String(offset, radix: 16))"
         }
         return "0x" + String(frame.address, radix: 16)
     }

@@ -68,7 +68,9 @@ public struct StartupLauncher: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw LaunchError(description: "\(path): wait failed: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw LaunchError(description: "\(path): wait failed: \(String(cString: strerror(errno)))")
+            }
         }
         let exitTime = cprobe_boottime_ns()
         let phases = Self.readMarks(marksFile, timeZero: timeZero)

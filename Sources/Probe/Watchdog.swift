@@ -49,7 +49,9 @@ public final class Watchdog: Sendable {
             let installError = cprobe_install_handler(configuration.signal)
             guard installError == 0 else {
                 throw StartError(
-                    description: "cannot install the handler for signal \(configuration.signal): \(String(cString: strerror(installError)))")
+                    description:
+                        "cannot install the handler for signal \(configuration.signal): \(String(cString: strerror(installError)))"
+                )
             }
             let slot = cprobe_slot_acquire()
             guard slot >= 0 else {

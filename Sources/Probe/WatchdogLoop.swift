@@ -5,7 +5,7 @@ import PerfReport
 /// The watchdog's thread: wakes every tick, checks whether the target is busy, samples the
 /// stalled thread and finishes stall records. Everything here is owned by that one thread.
 final class WatchdogLoop: @unchecked Sendable {
-    private unowned let watchdog: Watchdog
+    private let watchdog: Watchdog  // a cycle only while running: stop() drops the loop
     private let configuration: WatchdogConfiguration
     private let slot: Int32
     private let stopRequest: DispatchSemaphore
@@ -97,12 +97,18 @@ final class WatchdogLoop: @unchecked Sendable {
         return pingOutstanding ? (pingSentAt, pinger.threadID) : nil
     }
 
+    /// When the episode's busy period ended, as the target recorded it; `now` when unknown.
+    private func endOfBusyPeriod(_ episode: StallEpisode, now: UInt64) -> UInt64 {
+        let end = heartbeat?.lastBusyEnd ?? pinger?.arrivedAt ?? now
+        return end > episode.busySince && end <= now ? end : now
+    }
+
     private func observe(now: UInt64, pause: UInt64) {
         let busy = busyPeriod(now: now)
         if let current = episode, busy?.since != current.busySince {
             // The busy period ended (or a new one began): one report per stall, at its end.
             if current.confirmed, !current.reported {
-                finish(current, ongoing: false, now: now)
+                finish(current, ongoing: false, now: endOfBusyPeriod(current, now: now))
             } else if current.pausedDuring, !current.confirmed {
                 watchdog.notePauseIgnored()
             }
@@ -120,7 +126,13 @@ final class WatchdogLoop: @unchecked Sendable {
             current.excused += min(pause, now.saturatingSubtract(current.busySince))
             current.pausedDuring = true
         }
-        if current.threadID == nil { current.threadID = busy.thread }
+        // A queue's drain thread may only be known (or change) after the first look: CPU time
+        // is then counted for the thread seen now, from now.
+        if let thread = busy.thread, thread != current.threadID {
+            current.threadID = thread
+            current.firstSeen = now
+            current.cpuAtFirstSeen = ThreadInfo.cpuNanoseconds(of: thread)
+        }
         let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now
@@ -166,7 +178,8 @@ final class WatchdogLoop: @unchecked Sendable {
         let result = cprobe_sample(
             slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds, buffer, CPROBE_MAX_FRAMES, &depth)
         if result == Int32(CPROBE_SAMPLE_OK), depth > 0 {
-            episode.samples.append(StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
+            episode.samples.append(
+                StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
         } else {
             episode.samples.append(StallSample(stack: nil, state: state))
         }

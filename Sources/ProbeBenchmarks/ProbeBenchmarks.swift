@@ -13,7 +13,7 @@ public let probeSuite = BenchmarkSuite(
             "Probe/sample/stack-depth", parameters: [8, 32, 96],
             setup: { depth in try SampledThread(depth: depth ?? 8) },
             body: { target, iterations in
-                for _ in 0..<iterations { blackHole(target.sampler.sample(threadID: target.threadID)?.count) }
+                for _ in 0..<iterations { target.record(target.sampler.sample(threadID: target.threadID)?.count) }
             },
             teardown: { $0.stop() }),
         Benchmark(
@@ -62,7 +62,11 @@ public let probeSuite = BenchmarkSuite(
 
 @inline(never)
 func captureStack(depth: Int) -> [UInt] {
-    if depth > 1 { return captureStack(depth: depth - 1) }
+    if depth > 1 {
+        let stack = captureStack(depth: depth - 1)
+        blackHole(depth)  // work after the call: no tail call, so every level stays a frame
+        return stack
+    }
     return Probe.captureCurrentStack()
 }
 
@@ -94,6 +98,17 @@ final class SampledThread: @unchecked Sendable {  // fields are set before the t
     func stop() {
         state.stop.store(true, ordering: .relaxed)
         state.finished.wait()
+        if ProcessInfo.processInfo.environment["PROBE_BENCHMARK_VERBOSE"] != nil {
+            print("sampled depth \(deepest), unanswered \(unanswered)")
+        }
+    }
+
+    private(set) var deepest = 0
+    private(set) var unanswered = 0
+
+    @inline(__always)
+    func record(_ depth: Int?) {
+        if let depth { deepest = max(deepest, depth) } else { unanswered += 1 }
     }
 }
 
@@ -101,6 +116,7 @@ final class SampledThread: @unchecked Sendable {  // fields are set before the t
 private func spin(depth: Int, state: SampledThread.SpinState) {
     if depth > 1 {
         spin(depth: depth - 1, state: state)
+        blackHole(depth)  // work after the call: no tail call, so every level stays a frame
         return
     }
     state.tid.store(StackSampler.currentThreadID, ordering: .releasing)

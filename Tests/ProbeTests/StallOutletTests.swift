@@ -53,7 +53,9 @@ struct StallOutletTests {
         let record = try decoder.decode(StallRecord.self, from: Data(lines[0].utf8))
         #expect(record.watchdog == "outlets")
         #expect(record.topStack.contains { $0.symbol?.contains("stallForOutletTest") == true })
-        #expect(record.topStack.allSatisfy { $0.module != nil }, "\(record.topStack.map { "\($0.symbol ?? "?") \($0.module ?? "-") 0x\(String($0.address, radix: 16))" })")
+        #expect(
+            record.topStack.allSatisfy { $0.module != nil },
+            "\(record.topStack.map { "\($0.symbol ?? "?") \($0.module ?? "-") 0x\(String($0.address, radix: 16))" })")
     }
 
     @Test func symbolicatorNamesInternalFunctionsWithModuleAndBuildID() throws {

@@ -30,7 +30,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("t", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("t", collector: collector))
         try watchdog.start()
         thread.run { spinForProbeTest(milliseconds: 300) }
         Thread.sleep(forTimeInterval: 0.15)  // a couple of idle ticks: the end of the stall is seen
@@ -55,7 +56,8 @@ struct WatchdogTests {
         defer { thread.finish() }
         let collector = StallCollector()
         let watchdog = Watchdog(
-            watching: .heartbeat(thread.heartbeat), configuration: configuration("short", collector: collector, threshold: 200))
+            watching: .heartbeat(thread.heartbeat),
+            configuration: configuration("short", collector: collector, threshold: 200))
         try watchdog.start()
         for _ in 0..<5 {
             thread.run { usleep(20_000) }
@@ -70,7 +72,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
         try watchdog.start()
         let slept = Mutex<Double>(0)
         thread.run {
@@ -92,7 +95,8 @@ struct WatchdogTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
         let lock = LockForProbeTest()
         let holding = DispatchSemaphore(value: 0)
         let holder = Thread {
@@ -118,7 +122,9 @@ struct WatchdogTests {
         try watchdog.start()
         Thread.sleep(forTimeInterval: 0.1)  // a few pings go through
         let done = DispatchSemaphore(value: 0)
+        let stallingThread = Mutex<Int32>(0)
         queue.async {
+            stallingThread.withLock { $0 = StackSampler.currentThreadID }
             stallingQueueWorkForProbeTest()
             done.signal()
         }
@@ -128,6 +134,7 @@ struct WatchdogTests {
         let stalls = collector.all
         try #require(stalls.count == 1)
         #expect(stalls[0].durationNanoseconds >= 150e6)
+        #expect(stalls[0].threadID == stallingThread.withLock { $0 })
         let allNames = stalls[0].topStack.compactMap(\.symbol)
         #expect(allNames.contains { $0.contains("stallingQueueWorkForProbeTest") }, "top stack: \(allNames)")
     }
@@ -148,6 +155,80 @@ struct WatchdogTests {
         #expect(stalls[0].sampleCount - stalls[0].unansweredSamples >= 5)
         let everyFrame = stalls[0].callTree.map(allSymbols) ?? []
         #expect(everyFrame.contains { $0.contains("allocateForProbeTest") })
+    }
+
+    @Test func stallGoingOnAtStopIsReportedOnceAsOngoing() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("ongoing", collector: collector))
+        try watchdog.start()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            thread.run { spinForProbeTest(milliseconds: 500) }
+            finished.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        watchdog.stop()
+        finished.wait()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].ongoing)
+        #expect(stalls[0].durationNanoseconds >= 150e6 && stalls[0].durationNanoseconds < 500e6)
+    }
+
+    @Test func twoWatchdogsReportOnlyTheirOwnThreadsStalls() throws {
+        let quiet = WatchedThread()
+        let busy = WatchedThread()
+        defer {
+            quiet.finish()
+            busy.finish()
+        }
+        let quietStalls = StallCollector()
+        let busyStalls = StallCollector()
+        let quietWatchdog = Watchdog(
+            watching: .heartbeat(quiet.heartbeat), configuration: configuration("quiet", collector: quietStalls))
+        let busyWatchdog = Watchdog(
+            watching: .heartbeat(busy.heartbeat), configuration: configuration("busy", collector: busyStalls))
+        try quietWatchdog.start()
+        try busyWatchdog.start()
+        quiet.run { usleep(10_000) }
+        busy.run { spinForProbeTest(milliseconds: 300) }
+        Thread.sleep(forTimeInterval: 0.15)
+        quietWatchdog.stop()
+        busyWatchdog.stop()
+        #expect(quietStalls.all.isEmpty)
+        #expect(busyStalls.all.count == 1)
+        #expect(busyStalls.all.first?.watchdog == "busy")
+        #expect(busyStalls.all.first?.threadID == busy.heartbeat.threadID)
+    }
+
+    @Test func threadBlockingTheSignalGetsStatesButNoSignal() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let settings = configuration("masked", collector: collector)
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        try watchdog.start()
+        let signal = settings.signal
+        thread.run {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, signal)
+            pthread_sigmask(SIG_BLOCK, &set, nil)
+            spinForProbeTest(milliseconds: 300)
+            thread.heartbeat.idle()  // the stall is over before the signal is accepted again
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].sampleCount > 0)
+        #expect(stalls[0].unansweredSamples == stalls[0].sampleCount)
+        #expect(stalls[0].threadStates.count == stalls[0].sampleCount)
+        #expect(stalls[0].callTree == nil)
     }
 
     @Test func startAndStopManyTimesWhileStallsHappen() throws {
@@ -191,11 +272,15 @@ struct WatchdogTests {
         try watchdog.start()
         var during = sigaction()
         sigaction(signal, nil, &during)
-        #expect(unsafeBitCast(during.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+        #expect(
+            unsafeBitCast(during.__sigaction_handler.sa_handler, to: Int.self)
+                != unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
         watchdog.stop()
         var after = sigaction()
         sigaction(signal, nil, &after)
-        #expect(unsafeBitCast(after.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+        #expect(
+            unsafeBitCast(after.__sigaction_handler.sa_handler, to: Int.self)
+                == unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
     }
 }
 

@@ -75,6 +75,15 @@ uint64_t cprobe_boottime_ns(void);
 char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer,
                      size_t *outputBufferSize, uint32_t flags);
 
+// MARK: libdispatch
+
+/// The queue the calling block runs on (libdispatch's dispatch_get_current_queue), or NULL.
+const void *cprobe_dispatch_current_queue(void);
+/// The thread id recorded as the drain owner in a serial queue's state word, 0 when nobody
+/// drains it. Reads libdispatch's private layout (swift-corelibs-libdispatch: `dq_state` at
+/// byte 56, owner in the low 30 bits); callers validate it from inside the queue first.
+pid_t cprobe_dispatch_drain_owner(const void *queue);
+
 // MARK: startup marks
 
 /// Records a startup mark: `name` must stay valid (a string literal or interned copy).

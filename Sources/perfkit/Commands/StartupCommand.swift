@@ -37,6 +37,9 @@ struct StartupCommand: ParsableCommand {
     @Option(help: "Directory under which the timestamped report directory is created.")
     var output = "Reports"
 
+    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
+    var format = "json"
+
     @Argument(parsing: .postTerminator, help: "The command to launch, after --.")
     var command: [String] = []
 
@@ -45,9 +48,14 @@ struct StartupCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if command.isEmpty { throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app") }
+        _ = try OutputFormat.parseList(format)
+        if command.isEmpty {
+            throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app")
+        }
         if runs < 1 { throw ValidationError("--runs must be at least 1") }
-        if pressureThreads < 0 || pressureMegabytes < 0 { throw ValidationError("pressure values must not be negative") }
+        if pressureThreads < 0 || pressureMegabytes < 0 {
+            throw ValidationError("pressure values must not be negative")
+        }
     }
 
     func run() throws {
@@ -59,6 +67,7 @@ struct StartupCommand: ParsableCommand {
         } catch let error as StartupLauncher.LaunchError {
             throw PerfkitError(error.description)
         }
+        let formats = try OutputFormat.parseList(format)
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
         let pressure = BackgroundPressure(threads: pressureThreads, megabytes: pressureMegabytes)
         pressure.start()
@@ -81,7 +90,7 @@ struct StartupCommand: ParsableCommand {
         let result = Self.result(
             command: command, mode: mode.rawValue, underPressure: pressure.isActive, launches: launches)
         let report = probeReport(startup: [result], samples: runs)
-        let written = try writer.write(report, formats: [.json], baseline: nil)
+        let written = try writer.write(report, formats: formats, baseline: nil)
         print(Self.table(result))
         for url in written { print("report: \(url.path)") }
     }
@@ -128,7 +137,8 @@ struct StartupCommand: ParsableCommand {
                     + ms(s.min).padding(toLength: 14, withPad: " ", startingAt: 0) + ms(s.max))
         }
         lines.append("total (median): \(ms(result.total.median))")
-        lines.append("major page faults per launch: \(result.majorPageFaultsPerLaunch.map(String.init).joined(separator: " "))")
+        lines.append(
+            "major page faults per launch: \(result.majorPageFaultsPerLaunch.map(String.init).joined(separator: " "))")
         return lines.joined(separator: "\n")
     }
 }

@@ -29,7 +29,11 @@ struct WatchDemoCommand: ParsableCommand {
     @Option(help: "Directory under which the timestamped report directory is created.")
     var output = "Reports"
 
+    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
+    var format = "json,html"
+
     func validate() throws {
+        _ = try OutputFormat.parseList(format)
         if thresholdMilliseconds < 10 { throw ValidationError("--threshold-ms must be at least 10") }
         if stallMilliseconds <= thresholdMilliseconds {
             throw ValidationError("--stall-ms must be longer than --threshold-ms, or nothing stalls")
@@ -37,6 +41,7 @@ struct WatchDemoCommand: ParsableCommand {
     }
 
     func run() throws {
+        let formats = try OutputFormat.parseList(format)
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
         let jsonLines = writer.directory.appendingPathComponent("stalls.jsonl").path
         var configuration = WatchdogConfiguration(name: "main", threshold: .milliseconds(thresholdMilliseconds))
@@ -63,7 +68,7 @@ struct WatchDemoCommand: ParsableCommand {
                 watchdog.stop()
                 let stalls = watchdog.recentStalls
                 do {
-                    let written = try writer.write(probeReport(stalls: stalls), formats: [.json], baseline: nil)
+                    let written = try writer.write(probeReport(stalls: stalls), formats: formats, baseline: nil)
                     print("\(stalls.count) stalls reported (threshold \(threshold))")
                     for url in written { print("report: \(url.path)") }
                     print("stalls: \(jsonLines)")

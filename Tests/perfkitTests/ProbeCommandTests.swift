@@ -1,0 +1,47 @@
+import Foundation
+import PerfReport
+import Testing
+
+/// `perfkit startup` and `perfkit watch-demo`, run as a user would.
+extension CommandLineTests {
+    @Test func startupTimesTheHelpersPhasesIntoAReport() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let helper = Self.packageRoot.appendingPathComponent(".build/debug/probe-test-helper").path
+        let outcome = try perfkit(["startup", "--runs", "3", "--output", directory.path, "--", helper, "startup"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
+        let result = try #require(report.startup?.first)
+        #expect(result.runs == 3)
+        #expect(result.mode == "warm")
+        #expect(result.phases.map(\.name) == ["runtime-init", "main", "config-loaded", "ready", "exit"])
+        #expect(result.phases.allSatisfy { $0.nanosecondsSinceStart.count == 3 })
+        #expect(result.majorPageFaultsPerLaunch.count == 3)
+        #expect(result.total.median == result.phases[3].statistics.median)  // total is the time to "ready"
+    }
+
+    @Test func startupOfAMissingProgramIsAOneLineError() throws {
+        let outcome = try perfkit(["startup", "--runs", "1", "--", "/nonexistent/program"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("/nonexistent/program"))
+        #expect(outcome.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func watchDemoReportsItsThreeStallsWithTheirFunctions() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try perfkit([
+            "watch-demo", "--threshold-ms", "60", "--stall-ms", "250", "--output", directory.path, "--format", "json",
+        ])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
+        let stalls = try #require(report.stalls)
+        try #require(stalls.count == 3)
+        func symbols(_ stall: StallRecord) -> [String] { stall.topStack.compactMap(\.symbol) }
+        #expect(symbols(stalls[0]).contains { $0.contains("demoBusyLoop") }, "\(symbols(stalls[0]))")
+        #expect(symbols(stalls[1]).contains { $0.contains("demoLockWait") }, "\(symbols(stalls[1]))")
+        #expect(stalls[1].classification == .blocked)
+        #expect(symbols(stalls[2]).contains { $0.contains("nanosleep") })
+        #expect(stalls[2].classification == .blocked)
+    }
+}
