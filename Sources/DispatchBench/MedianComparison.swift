@@ -49,14 +49,7 @@ enum Describe {
         return "\(duration(result.wallTime.median))/op [\(duration(ci.lower))–\(duration(ci.upper))]"
     }
 
-    static func duration(_ nanoseconds: Double) -> String {
-        switch abs(nanoseconds) {
-        case ..<1_000: String(format: "%.3g ns", nanoseconds)
-        case ..<1_000_000: String(format: "%.3g µs", nanoseconds / 1_000)
-        case ..<1_000_000_000: String(format: "%.3g ms", nanoseconds / 1_000_000)
-        default: String(format: "%.3g s", nanoseconds / 1_000_000_000)
-        }
-    }
+    static func duration(_ nanoseconds: Double) -> String { UnitFormatting.duration(nanoseconds: nanoseconds) }
 
     /// "2.4×" (how many times slower `result` is than `baseline`).
     static func ratio(_ result: BenchmarkResult, _ baseline: BenchmarkResult) -> String {

@@ -1,3 +1,4 @@
+import PerfReport
 /// Horizontal bars of the median time per operation with the confidence interval as whiskers, one
 /// bar per benchmark case, in the order given (so the variants being compared sit side by side).
 struct MedianBarChart {

@@ -1,4 +1,5 @@
 import Foundation
+import PerfReport
 
 /// The current/baseline ratio of each compared benchmark with its confidence interval (a forest
 /// plot): a dot at the ratio, whiskers for the interval, the 1× line and the regression threshold

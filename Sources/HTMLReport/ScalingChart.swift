@@ -1,3 +1,4 @@
+import PerfReport
 /// Median time per operation against the benchmark's parameter (the problem size) on log–log
 /// axes, one line per benchmark of the group, with the confidence interval as error bars. A
 /// straight line's slope is the growth exponent: 1 is linear, 2 quadratic.

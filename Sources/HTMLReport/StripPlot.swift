@@ -1,3 +1,4 @@
+import PerfReport
 /// Every raw sample (time per operation) as a dot on a shared time axis, one row per series, with
 /// the interquartile box, the median, and Tukey outliers drawn as distinct shapes (not only colour):
 /// mild outliers as hollow diamonds, severe ones as crosses. With two rows (baseline and current)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HTMLReport
+import PerfReport
 
 @Suite struct FormattingTests {
     @Test func durationsPickTheUnit() {

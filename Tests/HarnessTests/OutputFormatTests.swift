@@ -65,6 +65,6 @@ import Testing
         #expect(text.contains("**2 regressed**, 1 improved, 1 unchanged or within noise"))
         let order = ["`d\\|x`", "`b`", "`c`", "`a`"].map { text.range(of: $0)!.lowerBound }
         #expect(order == order.sorted())
-        #expect(text.contains("+30.0%"))
+        #expect(text.contains("+30.0 %"))
     }
 }

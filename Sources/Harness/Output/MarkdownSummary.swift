@@ -17,11 +17,11 @@ public enum MarkdownSummary {
         for entry in sortedForReview(comparison.entries) {
             var ci = ""
             if let interval = entry.ratioConfidenceInterval {
-                ci = UnitFormat.change(ratio: interval.lower) + " … " + UnitFormat.change(ratio: interval.upper)
+                ci = UnitFormatting.change(ratio: interval.lower) + " … " + UnitFormatting.change(ratio: interval.upper)
             }
             let baseline: String = entry.baselineMedian.map { value(entry.metric, $0) } ?? "—"
             let current: String = entry.currentMedian.map { value(entry.metric, $0) } ?? "—"
-            let change: String = entry.ratio.map { UnitFormat.change(ratio: $0) } ?? "—"
+            let change: String = entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—"
             let p: String = entry.adjustedPValue.map { formatP($0) } ?? "—"
             let label = verdictLabel(entry.verdict)
             let id = "`" + escape(entry.id) + "`"
@@ -62,7 +62,7 @@ public enum MarkdownSummary {
 
     static func value(_ metric: Metric, _ value: Double) -> String {
         switch metric {
-        case .wallTime, .cpuTime: UnitFormat.duration(value)
+        case .wallTime, .cpuTime: UnitFormatting.duration(nanoseconds: value)
         default: formatNumber(value)
         }
     }

@@ -8,18 +8,21 @@ public enum ResultTable {
         report.benchmarks.map { result in
             let stats = result.wallTime
             let ci = stats.medianConfidenceInterval
-            let throughput =
-                result.throughput.map {
-                    UnitFormat.rate($0.perSecond(nanosecondsPerOperation: stats.median), bytes: $0.unit == .bytes)
-                } ?? ""
+            var throughput = ""
+            if let rate = result.throughput {
+                let perSecond = rate.perSecond(nanosecondsPerOperation: stats.median)
+                throughput =
+                    rate.unit == .bytes
+                    ? UnitFormatting.bytesPerSecond(perSecond) : UnitFormatting.itemsPerSecond(perSecond)
+            }
             var notes = result.warnings.map(\.rule)
             if let verdict = result.claim?.verdict { notes.insert("claim \(verdict.rawValue)", at: 0) }
             if let form = result.compiledForm?.kind { notes.insert(form.rawValue, at: 0) }
             return [
                 result.id,
-                UnitFormat.duration(stats.median),
-                "\(UnitFormat.duration(ci.lower)) … \(UnitFormat.duration(ci.upper))",
-                UnitFormat.percent(stats.coefficientOfVariation),
+                UnitFormatting.duration(nanoseconds: stats.median),
+                "\(UnitFormatting.duration(nanoseconds: ci.lower)) … \(UnitFormatting.duration(nanoseconds: ci.upper))",
+                UnitFormatting.percent(stats.coefficientOfVariation),
                 "\(stats.count)",
                 throughput,
                 notes.joined(separator: ", "),

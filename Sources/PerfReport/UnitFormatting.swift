@@ -37,7 +37,7 @@ public enum UnitFormatting {
     }
 
     /// A compact axis label: a duration without trailing zeros ("10 ns", "2.5 µs").
-    static func durationTick(nanoseconds: Double) -> String {
+    public static func durationTick(nanoseconds: Double) -> String {
         let text = duration(nanoseconds: nanoseconds)
         guard let space = text.firstIndex(of: " "), text[..<space].contains(".") else { return text }
         var number = String(text[..<space])
@@ -47,7 +47,7 @@ public enum UnitFormatting {
     }
 
     /// A compact axis label for sizes: 16, 256, 4k, 64k, 1M (decimal prefixes).
-    static func countTick(_ value: Double) -> String {
+    public static func countTick(_ value: Double) -> String {
         guard value.isFinite else { return "—" }
         for (scale, suffix) in [(1e9, "G"), (1e6, "M"), (1e3, "k")] where abs(value) >= scale {
             let scaled = value / scale
@@ -79,7 +79,7 @@ public enum UnitFormatting {
     }
 
     /// Three significant digits, without scientific notation for the ranges used here.
-    static func significant(_ value: Double) -> String {
+    public static func significant(_ value: Double) -> String {
         guard value.isFinite else { return "—" }
         let magnitude = abs(value)
         let decimals: Int
