@@ -59,7 +59,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
-                "HTMLReport",
+                "HTMLReport", "ELFSymbols",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
