@@ -104,7 +104,7 @@ struct ELFParser {
                         address: address, size: u64(entry + 16), nameOffset: Int(strings.offset + nameIndex)))
             }
         }
-        result.entries.sort { ($0.address, $1.size) < ($1.address, $0.size) }
+        result.entries.sort { $0.address < $1.address || ($0.address == $1.address && $0.size > $1.size) }
     }
 
     /// Reads an `NT_GNU_BUILD_ID` note (owner "GNU", type 3) as lowercase hex.
