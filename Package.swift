@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
-        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque"]),
+        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"]),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
         .target(name: "DispatchBenchOpaque"),
         // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "CPixelCopy"),
         .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
         .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
+        // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
+        .target(name: "ELFSymbols"),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // The self-contained HTML report (inline CSS and SVG, no network).
@@ -45,7 +47,7 @@ let package = Package(
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport", "CProbe",
+                "PerfReport", "CProbe", "ELFSymbols",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -57,7 +59,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
-                "HTMLReport",
+                "HTMLReport", "ELFSymbols",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
@@ -79,5 +81,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),
+        .testTarget(name: "ELFSymbolsTests", dependencies: ["ELFSymbols"]),
     ]
 )

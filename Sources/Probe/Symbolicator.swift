@@ -1,4 +1,5 @@
 import CProbe
+import ELFSymbols
 import Foundation
 import PerfReport
 import Synchronization
@@ -84,7 +85,8 @@ public final class Symbolicator: Sendable {
             image = cached
         } else if isVDSO, let start = UnsafeRawPointer(bitPattern: UInt(mapping.start)) {
             // clock_gettime and friends run in the vDSO: the kernel maps a whole ELF image there.
-            image = try? ELFImage(path: mapping.path, data: Data(bytes: start, count: Int(mapping.end - mapping.start)))
+            image = try? ELFImage(
+                path: mapping.path, contents: Data(bytes: start, count: Int(mapping.end - mapping.start)))
             state.images[mapping.path] = image
         } else {
             image = try? ELFImage(path: mapping.path)
@@ -95,8 +97,8 @@ public final class Symbolicator: Sendable {
         let fileOffset = address - mapping.start + mapping.fileOffset
         guard let linkAddress = image.virtualAddress(forFileOffset: fileOffset) else { return frame }
         frame.moduleOffset = linkAddress
-        if let (name, offset) = image.symbol(containing: linkAddress) {
-            frame.symbol = Demangler.demangle(name)
+        if let (symbol, offset) = image.symbol(containing: linkAddress) {
+            frame.symbol = Demangler.demangle(symbol.name)
             frame.symbolOffset = offset
         }
         return frame

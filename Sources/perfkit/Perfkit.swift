@@ -18,6 +18,7 @@ struct Perfkit: ParsableCommand {
             StartupCommand.self,
             WatchDemoCommand.self,
             ReportCommand.self,
+            SymbolicateCommand.self,
         ]
     )
 

@@ -1,3 +1,4 @@
+import ELFSymbols
 import Foundation
 import PerfReport
 
@@ -9,7 +10,8 @@ public final class ExecutableDisassembler {
 
     public let executablePath: String
     public let objdumpPath: String
-    public let symbols: ELFSymbolTable
+    /// The executable's function symbols (its `.symtab`: the benchmark's own functions are internal).
+    let symbols: ELFImage
     private var cache: [String: [Instruction]] = [:]
 
     /// `executablePath` defaults to this process's binary. `/proc/<pid>/exe` rather than
@@ -20,7 +22,11 @@ public final class ExecutableDisassembler {
             throw Failure(description: "llvm-objdump not found (looked in PATH and next to swift)")
         }
         self.objdumpPath = objdump
-        self.symbols = try ELFSymbolTable(path: self.executablePath)
+        let symbols = try ELFImage(path: self.executablePath)
+        guard symbols.hasSymbolTable else {
+            throw ELFImage.ReadError(path: self.executablePath, problem: "no .symtab (stripped binary)")
+        }
+        self.symbols = symbols
     }
 
     /// `llvm-objdump` from PATH, else the one in the Swift toolchain (next to `swift`, or /opt/swift).
@@ -39,7 +45,7 @@ public final class ExecutableDisassembler {
 
     /// The disassembly of each named function (in the order given; unknown names are skipped).
     public func disassemble(_ names: [String]) throws -> [(symbol: String, instructions: [Instruction])] {
-        let missing = names.filter { cache[$0] == nil && symbols.function(named: $0) != nil }
+        let missing = names.filter { cache[$0] == nil && (symbols.function(named: $0)?.size ?? 0) > 0 }
         if !missing.isEmpty {
             let output = try run([
                 "-d", "--no-show-raw-insn", "--disassemble-symbols=" + missing.joined(separator: ","),
@@ -57,7 +63,7 @@ public final class ExecutableDisassembler {
     /// `functionPrefix` (the function and the optimizer's copies of it).
     public func classify(functionPrefix: String, target: CallTarget) -> CompiledForm {
         do {
-            let names = symbols.functions(withPrefix: functionPrefix).map(\.name)
+            let names = symbols.functions(withPrefix: functionPrefix).filter { $0.size > 0 }.map(\.name)
             guard !names.isEmpty else {
                 return CompiledForm(
                     kind: .unknown, symbol: functionPrefix,

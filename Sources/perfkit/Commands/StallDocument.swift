@@ -1,0 +1,82 @@
+import Foundation
+import PerfReport
+
+/// Stalls as read from a file: either a perfkit report (its `stalls`) or the JSON-lines file a
+/// Probe watchdog appends to (one `StallRecord` per line). Written back in the same form.
+enum StallDocument {
+    case report(Report)
+    case jsonLines([StallRecord])
+
+    var stalls: [StallRecord] {
+        switch self {
+        case .report(let report): return report.stalls ?? []
+        case .jsonLines(let records): return records
+        }
+    }
+
+    func replacingStalls(_ stalls: [StallRecord]) -> StallDocument {
+        switch self {
+        case .report(var report):
+            report.stalls = stalls
+            return .report(report)
+        case .jsonLines:
+            return .jsonLines(stalls)
+        }
+    }
+
+    /// A report is a single JSON object with a `schemaVersion`; anything else is read as JSON lines.
+    static func load(path: String) throws -> StallDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            throw PerfkitError(
+                "\(path): cannot read: \(!exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "read failed")"
+            )
+        }
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            throw PerfkitError("\(path): the file is empty")
+        }
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["schemaVersion"] != nil
+        {
+            return .report(try ReportCoding.decode(data, path: path))
+        }
+        let decoder = ReportCoding.decoder()  // reads both Probe's whole-second and the report's millisecond dates
+        var records: [StallRecord] = []
+        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+            do {
+                records.append(try decoder.decode(StallRecord.self, from: Data(line)))
+            } catch let error as DecodingError {
+                let problem: String
+                if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                    problem = "not valid JSON"
+                } else {
+                    problem = "not a stall record (\(ReportCoding.describe(error)))"
+                }
+                throw PerfkitError(
+                    "\(path): line \(index + 1): \(problem); expected a perfkit report or Probe JSON lines")
+            }
+        }
+        return .jsonLines(records)
+    }
+
+    /// The same form it was read in: a pretty report, or one compact record per line.
+    func encoded() throws -> Data {
+        switch self {
+        case .report(let report):
+            return try ReportCoding.encode(report)
+        case .jsonLines(let records):
+            let encoder = ReportCoding.encoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var data = Data()
+            for record in records {
+                data.append(try encoder.encode(record))
+                data.append(0x0A)
+            }
+            return data
+        }
+    }
+}
