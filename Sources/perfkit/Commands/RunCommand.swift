@@ -46,6 +46,13 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Count allocations per operation (re-executes perfkit with malloc-interposer preloaded).")
     var allocations = false
 
+    @Flag(
+        help: """
+            Count instructions per operation deterministically: re-executes perfkit under valgrind's callgrind, \
+            counting only the measured regions (iterations are then sized by instructions, not time).
+            """)
+    var instructions = false
+
     @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
     var allowDebugBuild = false
 
@@ -66,6 +73,7 @@ struct RunCommand: ParsableCommand {
         if allocations && !InterposedAllocationCounter.isPreloaded {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
+        if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
         let formats = try OutputFormat.parseList(format)
         let selection: BenchmarkSelection
         do {
@@ -87,7 +95,7 @@ struct RunCommand: ParsableCommand {
             filter: filter, quick: quick, samples: configuration.samples,
             timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
             minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: allocations,
-            instructions: false)
+            instructions: instructions)
         let session = BenchmarkSession(
             selection: selection, configuration: configuration, settings: settings,
             buildConfiguration: buildConfiguration)
