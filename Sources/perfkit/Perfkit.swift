@@ -14,6 +14,7 @@ struct Perfkit: ParsableCommand {
             ListCommand.self,
             RunCommand.self,
             CompareCommand.self,
+            BaselineCommand.self,
         ]
     )
 

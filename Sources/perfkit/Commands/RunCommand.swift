@@ -43,6 +43,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var comparison: ComparisonOptions
 
+    @OptionGroup var gate: GateOptions
+
     @Flag(help: "Count allocations per operation (re-executes perfkit with malloc-interposer preloaded).")
     var allocations = false
 
@@ -63,6 +65,9 @@ struct RunCommand: ParsableCommand {
         }
         _ = try OutputFormat.parseList(format)
         try comparison.validate()
+        if baseline == nil && (gate.gateMetric != nil || gate.summary != nil) {
+            throw ValidationError("--gate-metric and --summary need --baseline")
+        }
     }
 
     func run() throws {
@@ -106,7 +111,8 @@ struct RunCommand: ParsableCommand {
         progress.finish()
 
         if let baselineReport {
-            report.comparison = comparison.comparator.compare(baseline: baselineReport, current: report)
+            report.comparison = try gate.compare(
+                baseline: baselineReport, current: report, comparator: comparison.comparator)
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
 
@@ -116,7 +122,9 @@ struct RunCommand: ParsableCommand {
         }
         if let reason = report.incompleteReason { print("warning: the report is incomplete: \(reason)") }
         if let result = report.comparison {
-            print(MarkdownSummary.comparison(result, title: "compared with \(baseline ?? "baseline")"))
+            let summary = GateSummary.markdown(result, title: "compared with \(baseline ?? "baseline")")
+            print(summary)
+            try gate.writeSummary(summary)
         }
         for url in written { print("report: \(url.path)") }
 
