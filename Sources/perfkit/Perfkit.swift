@@ -15,6 +15,7 @@ struct Perfkit: ParsableCommand {
             RunCommand.self,
             CompareCommand.self,
             BaselineCommand.self,
+            CICommand.self,
         ]
     )
 

@@ -82,15 +82,16 @@ enum PerfkitProcess {
     static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
     /// Runs `perfkit <arguments>` (or another perfkit binary), its output going to our stderr so
-    /// that our stdout stays the command's own result. Returns the exit status.
+    /// that our stdout stays the command's own result (or nowhere when `quiet`). Returns the exit status.
     static func run(
-        _ arguments: [String], executable: URL = PerfkitProcess.executable, environment: [String: String]? = nil
+        _ arguments: [String], executable: URL = PerfkitProcess.executable, environment: [String: String]? = nil,
+        quiet: Bool = false
     ) throws -> Int32 {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
-        process.standardOutput = FileHandle.standardError
+        process.standardOutput = quiet ? FileHandle.nullDevice : FileHandle.standardError
         do {
             try process.run()
         } catch {
