@@ -51,5 +51,7 @@ let package = Package(
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
+        // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
+        .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
     ]
 )
