@@ -1,7 +1,7 @@
 # The two commands of the README's quick start: `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: setup run test build release format lint
+.PHONY: setup run test build release format lint baseline gate-check
 
 setup:
 	@./scripts/setup.sh
@@ -23,3 +23,11 @@ format:
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+# Refreshes the committed baseline CI gates on (instructions and allocations); commit the result.
+baseline: release
+	.build/release/perfkit baseline update --output Reports/baseline.json
+
+# What the regression gate catches and wrongly flags on this machine (slow: ~10-20 minutes).
+gate-check: setup
+	./scripts/gate-check.sh

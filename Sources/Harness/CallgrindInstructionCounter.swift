@@ -49,7 +49,8 @@ public final class CallgrindInstructionCounter {
             counter.start()
             _ = MonotonicClock.now()
             _ = MonotonicClock.now()
-            counter.bracketOverhead = counter.stop(label: "perfkit-bracket-overhead").map { max(0, $0) } ?? 0
+            counter.pause()
+            counter.bracketOverhead = counter.dump(label: "perfkit-bracket-overhead").map { max(0, $0) } ?? 0
         }
         return counter
     }
@@ -57,10 +58,13 @@ public final class CallgrindInstructionCounter {
     /// Zeroes the counts and switches collection on.
     func start() { charness_callgrind_start() }
 
-    /// Switches collection off, dumps, and returns the instructions since `start()` minus the
-    /// bracket's own, or nil when the dump could not be read.
-    func stop(label: String) -> Double? {
-        charness_callgrind_stop()
+    /// Switches collection off.
+    func pause() { charness_callgrind_stop() }
+
+    /// Dumps the counts since `start()` and returns its instructions minus the bracket's own, or
+    /// nil when the dump could not be read. Reading the dump allocates, so an allocation counter
+    /// must be stopped before this.
+    func dump(label: String) -> Double? {
         charness_callgrind_dump(label)
         dumps += 1
         let path = "\(outputFile).\(dumps)"
@@ -143,7 +147,8 @@ extension BenchmarkRunner {
         for index in 0..<CallgrindInstructionCounter.samples {
             if shouldStop() { return nil }
             samples.append(
-                sampleCountingInstructions(instance, iterations: iterations, label: "\(id)#\(index)", callgrind: callgrind))
+                sampleCountingInstructions(
+                    instance, iterations: iterations, label: "\(id)#\(index)", callgrind: callgrind))
         }
         return samples
     }
@@ -169,8 +174,9 @@ extension BenchmarkRunner {
         let start = MonotonicClock.now()
         instance.run(iterations: iterations)
         let end = MonotonicClock.now()
-        let instructions = callgrind.stop(label: label)
+        callgrind.pause()
         let allocations = allocationCounter?.stop()
+        let instructions = callgrind.dump(label: label)
         let cpuAfter = MonotonicClock.processCPU()
         let switchesAfter = ContextSwitches.now()
         return Sample(

@@ -61,7 +61,8 @@ import Testing
     /// A comparison of `id` with the current side `slowdown` times the baseline, from spread samples.
     func compare(_ ids: [String: Double], phase: Int = 0) -> Comparison {
         let baseline = ids.keys.sorted().map {
-            GateFixtures.result($0, nanosecondsPerOperation: GateFixtures.spread(count: 24, mean: 100, relativeSpread: 0.02))
+            GateFixtures.result(
+                $0, nanosecondsPerOperation: GateFixtures.spread(count: 24, mean: 100, relativeSpread: 0.02))
         }
         let current = ids.keys.sorted().map { id in
             GateFixtures.result(

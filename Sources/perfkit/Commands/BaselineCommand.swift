@@ -72,6 +72,7 @@ struct BaselineCommand: ParsableCommand {
                     comparator: Harness.Comparator()
                 )
                 print(ComparisonText.render(changes), terminator: "")
+                for line in changes.skipped ?? [] { print("not compared: \(line)") }
             }
         }
     }
@@ -98,14 +99,17 @@ enum PerfkitProcess {
             throw PerfkitError("\(executable.path): cannot start: \(error)")
         }
         process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
     }
 
     /// The one report a run wrote under `directory` (`<directory>/<timestamp>/report.json`).
     static func onlyReport(in directory: URL) throws -> Report {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let reports = entries.sorted().map { directory.appendingPathComponent($0).appendingPathComponent("report.json") }
-            .filter { FileManager.default.fileExists(atPath: $0.path) }
+        let reports = entries.sorted().map {
+            directory.appendingPathComponent($0).appendingPathComponent("report.json")
+        }
+        .filter { FileManager.default.fileExists(atPath: $0.path) }
         guard reports.count == 1 else {
             throw PerfkitError("\(directory.path): expected one report, found \(reports.count)")
         }

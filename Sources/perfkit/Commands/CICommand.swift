@@ -111,7 +111,8 @@ struct CICommand: ParsableCommand {
         ]
         var current = first.current
         if !suspects.isEmpty && rerunRounds > 0 {
-            printError("ci: re-measuring \(suspects.count) suspected regression(s): \(suspects.joined(separator: ", "))\n")
+            printError(
+                "ci: re-measuring \(suspects.count) suspected regression(s): \(suspects.joined(separator: ", "))\n")
             let again = try sides.interleaved(
                 filter: InterleavedComparison.filter(matchingExactly: suspects), rounds: rerunRounds, settings: self,
                 work: work, label: "rerun")
