@@ -29,29 +29,56 @@ let package = Package(
         .target(name: "CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
-        .target(name: "DispatchBench", dependencies: ["Harness"]),
-        .target(name: "PixelArt", dependencies: []),
+        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque"]),
+        // Callees DispatchBench must reach across a module boundary (not @inlinable).
+        .target(name: "DispatchBenchOpaque"),
+        // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
+        // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
+        .target(name: "CPixelCopy"),
+        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
+        .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
+        // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
+        .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
+        // The self-contained HTML report (inline CSS and SVG, no network).
+        .target(name: "HTMLReport", dependencies: ["PerfReport"]),
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport",
+                "PerfReport", "CProbe",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The watchdog's costs as benchmarks (suite "Probe").
+        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
         .executableTarget(
             name: "perfkit",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "Probe",
+                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
+                "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),
+        // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
+        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),
+        .testTarget(
+            name: "ProbeTests",
+            dependencies: [
+                "Probe", "PerfReport", "probe-test-helper",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),
     ]
 )

@@ -62,6 +62,14 @@ public enum BaselineGate {
             if let old = baseline.instructionsSource, let new = current.instructionsSource, old != new {
                 return "instructions counted by \(old) in the baseline but by \(new) here, not comparable"
             }
+            if let reason = InstructionDeterminism.unstableReason(baseline) { return "in the baseline, \(reason)" }
+            if let spread = InstructionDeterminism.sampleSpreadPercent(current),
+                spread > InstructionDeterminism.tolerancePercent
+            {
+                return "instructions per operation moved by \(InstructionDeterminism.format(spread))% between this "
+                    + "run's samples (more than \(InstructionDeterminism.format(InstructionDeterminism.tolerancePercent))%); "
+                    + "not gated"
+            }
             return nil
         case .allocations:
             guard baseline.allocationsPerOperation != nil else { return "allocations not counted in the baseline" }

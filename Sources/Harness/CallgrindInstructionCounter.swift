@@ -20,6 +20,10 @@ public final class CallgrindInstructionCounter {
 
     /// Samples per benchmark: the counts are deterministic, so a few show any residual spread.
     public static let samples = 3
+    /// An operation dearer than this many instructions is measured once after the warm-up: under
+    /// valgrind it takes seconds (a PNG encode of 4096² pixels costs ~10^10), and its count is as
+    /// deterministic as the small ones'.
+    public static let largeOperationInstructions = 8 * targetInstructionsPerSample
     /// Instructions one sample aims for (iterations are a power of two, so a small change in the
     /// body does not change the iteration count).
     public static let targetInstructionsPerSample = 2_000_000.0
@@ -132,19 +136,23 @@ public struct CallgrindDump: Sendable, Equatable {
 }
 
 extension BenchmarkRunner {
-    /// Measures one case under callgrind: one untimed warm-up run, one run of a single iteration
-    /// to size the samples, then `CallgrindInstructionCounter.samples` samples of a power-of-two
-    /// iteration count near `targetInstructionsPerSample`. Nothing depends on time, so the same
-    /// binary gives the same counts on every run.
+    /// Measures one case under callgrind: one warm-up run of a single iteration, which also sizes
+    /// the samples, then `CallgrindInstructionCounter.samples` samples of a power-of-two iteration
+    /// count near `targetInstructionsPerSample` (a single one-iteration sample for an operation
+    /// beyond `largeOperationInstructions`). Nothing depends on time, so the same binary gives the
+    /// same counts on every run.
     func measureCountingInstructions(
         _ instance: any BenchmarkInstance, id: String, callgrind: CallgrindInstructionCounter,
         shouldStop: () -> Bool
     ) -> [Sample]? {
-        _ = sampleCountingInstructions(instance, iterations: 1, label: "\(id)#warm-up", callgrind: callgrind)
-        let probe = sampleCountingInstructions(instance, iterations: 1, label: "\(id)#probe", callgrind: callgrind)
-        let iterations = Self.instructionSampleIterations(perOperation: probe.instructions ?? 0)
+        let warmUp = sampleCountingInstructions(instance, iterations: 1, label: "\(id)#warm-up", callgrind: callgrind)
+        let perOperation = warmUp.instructions ?? 0
+        let iterations = Self.instructionSampleIterations(perOperation: perOperation)
+        let count =
+            perOperation > CallgrindInstructionCounter.largeOperationInstructions
+            ? 1 : CallgrindInstructionCounter.samples
         var samples: [Sample] = []
-        for index in 0..<CallgrindInstructionCounter.samples {
+        for index in 0..<count {
             if shouldStop() { return nil }
             samples.append(
                 sampleCountingInstructions(

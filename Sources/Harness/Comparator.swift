@@ -24,6 +24,10 @@ public struct Comparator: Sendable {
 
     public static let multipleComparisonControl = "holm"
 
+    /// Times per operation below this (in ns) are indistinguishable from zero: a few ns of clock
+    /// noise divided by a huge iteration count.
+    public static let measurableFloorNanoseconds = 0.001
+
     /// An exact count must change by at least this much per operation, besides the threshold, to
     /// count: a single allocation by the runtime spread over thousands of iterations is not a
     /// regression of the benchmarked code.
@@ -177,6 +181,19 @@ public struct Comparator: Sendable {
         let sortedCurrent = SampleStatistics.sortedTotally(current)
         let baselineMedian = SampleStatistics.quantile(sortedBaseline, 0.5)
         let currentMedian = SampleStatistics.quantile(sortedCurrent, 0.5)
+        if metric == .wallTime || metric == .cpuTime,
+            max(baselineMedian, currentMedian) < Self.measurableFloorNanoseconds
+        {
+            // An empty body: both sides are clock noise spread over ~10^12 iterations.
+            return .decided(
+                ComparisonEntry(
+                    id: id, metric: metric, baselineMedian: baselineMedian, currentMedian: currentMedian,
+                    ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
+                    thresholdPercent: threshold, verdict: .noChange,
+                    explanation: (note ?? "")
+                        + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"
+                ))
+        }
         let test = MannWhitneyU.test(baseline, current)
         var ratio: Double?
         var interval: ConfidenceInterval?

@@ -9,10 +9,16 @@ public enum ReportCoding {
         public var description: String { "\(path): \(problem)" }
     }
 
+    static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // Millisecond precision: stall start times on a timeline need better than whole seconds.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Self.timestampStyle))
+        }
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
@@ -20,7 +26,14 @@ public enum ReportCoding {
 
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Self.timestampStyle.parse(text) { return date }
+            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\"\(text)\" is not an ISO-8601 timestamp")
+        }
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return decoder

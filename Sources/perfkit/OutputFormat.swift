@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTMLReport
 import Harness
 import PerfReport
 
@@ -37,7 +38,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
         case .json:
             return try ReportCoding.encode(report)
         case .html:
-            throw PerfkitError("the HTML report is not available in this build")
+            return Data(HTMLReportRenderer.render(report, baseline: baseline).utf8)
         case .googleBenchmark:
             return try GoogleBenchmarkFormat.encode(report, executable: CommandLine.arguments.first ?? "perfkit")
         case .markdown:

@@ -16,6 +16,10 @@ struct Perfkit: ParsableCommand {
             CompareCommand.self,
             BaselineCommand.self,
             CICommand.self,
+            ScaleCommand.self,
+            StartupCommand.self,
+            WatchDemoCommand.self,
+            ReportCommand.self,
         ]
     )
 

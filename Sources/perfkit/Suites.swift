@@ -1,11 +1,17 @@
+import DispatchBench
 import Harness
+import PixelArtBenchmarks
+import ProbeBenchmarks
 
 /// Every benchmark suite `perfkit run` knows about. A part of perfkit adds its benchmarks by
 /// adding its suite here.
 enum Suites {
     static var all: [BenchmarkSuite] {
         [
-            harnessSuite
+            harnessSuite,
+            dispatchBenchSuite,
+            pixelArtSuite,
+            probeSuite,
         ]
     }
 }

@@ -306,3 +306,14 @@ import Testing
         #expect(entry.explanation.contains("ratio is undefined"))
     }
 }
+
+@Suite struct ComparatorFloorTests {
+    @Test func timesBelowTheMeasurableFloorAreNoChange() {
+        let entry = Comparator().compareSamples(
+            id: "Harness/baseline/empty-body", baseline: [1e-12, 3e-12, 2e-12, 5e-12, 1e-12],
+            current: [1e-15, 2e-15, 1e-15, 3e-15, 2e-15])
+        #expect(entry.verdict == .noChange)
+        #expect(entry.ratio == nil)
+        #expect(entry.explanation.contains("nothing measurable"))
+    }
+}

@@ -75,3 +75,13 @@ import Testing
         #expect(cv.message.contains("6 of 20 samples were preempted"))
     }
 }
+
+@Suite struct StabilityFloorTests {
+    @Test func noRelativeSpreadWarningsBelowTheMeasurableFloor() {
+        let values = [1e-9, 5e-6, 2e-7, 1e-8, 3e-6, 4e-9, 2e-6, 1e-7]
+        let stats = SampleStatistics.summarize(values)
+        #expect(stats.coefficientOfVariation > 0.05)
+        let samples = values.map { Sample(iterations: 1 << 40, wallNanoseconds: $0 * Double(1 << 40)) }
+        #expect(StabilityRules.warnings(for: stats, samples: samples).isEmpty)
+    }
+}

@@ -14,7 +14,7 @@ import Testing
     @Test func keysAreSortedAndDatesAreISO8601() throws {
         let data = try ReportCoding.encode(ReportFixtures.report())
         let text = String(decoding: data, as: UTF8.self)
-        #expect(text.contains("\"createdAt\" : \"2026-11-22T04:00:00Z\""))
+        #expect(text.contains("\"createdAt\" : \"2026-11-22T04:00:00.000Z\""))
         let benchmarks = try #require(text.range(of: "\"benchmarks\""))
         let clock = try #require(text.range(of: "\"clock\""))
         let tool = try #require(text.range(of: "\"tool\""))

@@ -57,7 +57,8 @@ import Testing
     func writeReport(_ values: [Double], id: String = "S/g/c", to url: URL) throws {
         let samples = values.map { Sample(iterations: 1000, wallNanoseconds: $0 * 1000) }
         let stats = Statistics(
-            count: values.count, min: values.min()!, max: values.max()!, mean: values.reduce(0, +) / Double(values.count),
+            count: values.count, min: values.min()!, max: values.max()!,
+            mean: values.reduce(0, +) / Double(values.count),
             median: values.sorted()[values.count / 2], standardDeviation: 0, coefficientOfVariation: 0,
             medianAbsoluteDeviation: 0, p90: values.max()!, p99: values.max()!,
             medianConfidenceInterval: ConfidenceInterval(lower: values.min()!, upper: values.max()!, level: 0.95),
@@ -116,7 +117,9 @@ import Testing
 
         let malformed = try perfkit(["compare", good.path, broken.path])
         #expect(malformed.status == 1)
-        #expect(malformed.stderr == "Error: \(broken.path): not valid JSON: " + malformed.stderr.dropFirst("Error: \(broken.path): not valid JSON: ".count))
+        #expect(
+            malformed.stderr == "Error: \(broken.path): not valid JSON: "
+                + malformed.stderr.dropFirst("Error: \(broken.path): not valid JSON: ".count))
         #expect(malformed.stderr.contains("line 2"))
         #expect(malformed.stderr.split(separator: "\n").count == 1)
 
@@ -127,7 +130,9 @@ import Testing
         let usage = try perfkit(["compare", good.path])
         #expect(usage.status == 1)
 
-        let filter = try perfkit(["run", "--allow-debug-build", "--filter", "no-such-benchmark", "--output", directory.path])
+        let filter = try perfkit([
+            "run", "--allow-debug-build", "--filter", "no-such-benchmark", "--output", directory.path,
+        ])
         #expect(filter.status == 1)
         #expect(filter.stderr.contains("--filter 'no-such-benchmark': matches no benchmark"))
 
@@ -150,7 +155,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let outcome = try perfkit([
             "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/(black-hole|identity)",
-            "--format", "json,google-benchmark,markdown", "--output", directory.path,
+            "--format", "json,google-benchmark,markdown,html", "--output", directory.path,
         ])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.contains("Harness/baseline/black-hole"))
@@ -161,7 +166,7 @@ import Testing
         #expect(report.complete)
         let folder = reportURL.deletingLastPathComponent()
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(files == ["google-benchmark.json", "report.json", "report.md"])
+        #expect(files == ["google-benchmark.json", "report.html", "report.json", "report.md"])
         #expect(outcome.stdout.contains("report: \(reportURL.path)"))
     }
 
@@ -186,11 +191,11 @@ import Testing
     @Test func interruptWritesWhatFinishedMarkedIncomplete() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Four benchmarks of 1.5 s each; Ctrl-C after about 2.5 s lands in the second or third.
+        // Three benchmarks of about 4 s each; Ctrl-C after 2.5 s lands in the first or second.
         let outcome = try perfkit(
             [
                 "run", "--allow-debug-build", "--filter", "Harness/baseline/(black-hole|identity|allocate-array)",
-                "--time-budget", "1.5", "--output", directory.path,
+                "--time-budget", "4", "--output", directory.path,
             ], interruptAfter: 2.5)
         #expect(outcome.status == 130)
         let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))

@@ -29,11 +29,22 @@ struct BaselineCommand: ParsableCommand {
         @Option(help: "Only measure benchmarks whose id matches this regular expression.")
         var filter: String?
 
+        @Option(
+            help: """
+                Measuring runs: benchmarks whose instruction counts differ between them (threads, \
+                address-dependent code) are marked and not gated.
+                """)
+        var runs = 2
+
         @Flag(help: "Do not count allocations (instructions only).")
         var noAllocations = false
 
         @Flag(help: "Update even though the CI environment variable is set.")
         var allowCI = false
+
+        func validate() throws {
+            guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        }
 
         func run() throws {
             if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "0" && $0 != "false" }) == true
@@ -47,15 +58,23 @@ struct BaselineCommand: ParsableCommand {
                 .appendingPathComponent("perfkit-baseline-\(UUID().uuidString.prefix(8))")
             defer { try? FileManager.default.removeItem(at: work) }
 
-            var arguments = ["run", "--instructions", "--quick", "--output", work.path]
-            if !noAllocations { arguments.append("--allocations") }
-            if let filter { arguments += ["--filter", filter] }
-            let status = try PerfkitProcess.run(arguments)
-            guard status == 0 else { throw PerfkitError("\(output): the measuring run failed (exit \(status))") }
-            let report = try PerfkitProcess.onlyReport(in: work)
-            guard report.complete else {
-                throw PerfkitError("\(output): the measuring run was incomplete: \(report.incompleteReason ?? "?")")
+            var reports: [Report] = []
+            for index in 0..<runs {
+                let directory = work.appendingPathComponent("run-\(index)")
+                var arguments = ["run", "--instructions", "--quick", "--output", directory.path]
+                if !noAllocations { arguments.append("--allocations") }
+                if let filter { arguments += ["--filter", filter] }
+                printError("baseline: measuring run \(index + 1) of \(runs)\n")
+                let status = try PerfkitProcess.run(arguments)
+                guard status == 0 else { throw PerfkitError("\(output): the measuring run failed (exit \(status))") }
+                let measured = try PerfkitProcess.onlyReport(in: directory)
+                guard measured.complete else {
+                    throw PerfkitError(
+                        "\(output): the measuring run was incomplete: \(measured.incompleteReason ?? "?")")
+                }
+                reports.append(measured)
             }
+            let report = InstructionDeterminism.marked(reports[0], repeats: Array(reports.dropFirst()))
             let uncounted = report.benchmarks.filter { $0.instructionsPerOperation == nil }.map(\.id)
             guard uncounted.isEmpty else {
                 throw PerfkitError("\(output): no instruction counts for \(uncounted.joined(separator: ", "))")
@@ -66,6 +85,11 @@ struct BaselineCommand: ParsableCommand {
                 throw PerfkitError(error.description)
             }
             print("baseline: \(output): \(report.benchmarks.count) benchmarks")
+            for benchmark in report.benchmarks {
+                if let reason = InstructionDeterminism.unstableReason(benchmark) {
+                    print("baseline: \(benchmark.id): \(reason)")
+                }
+            }
             if let previous {
                 let changes = BaselineGate.compare(
                     baseline: previous, current: report, metrics: BaselineGate.stableMetrics,

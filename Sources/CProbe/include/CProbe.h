@@ -1,0 +1,96 @@
+#ifndef CPROBE_H
+#define CPROBE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most program counters one sample holds. Deeper stacks are truncated (outermost frames dropped).
+#define CPROBE_MAX_FRAMES 128
+/// Most watchdogs that can sample at the same time in one process.
+#define CPROBE_MAX_SLOTS 32
+
+/// SIGRTMIN as glibc defines it at run time (the macro is not importable into Swift).
+int cprobe_sigrtmin(void);
+int cprobe_sigrtmax(void);
+
+/// The calling thread's kernel thread id.
+pid_t cprobe_gettid(void);
+
+/// Installs the sampling handler for `signo` (reference counted per signal number).
+/// Returns 0, or an errno value.
+int cprobe_install_handler(int signo);
+/// Drops one reference; on the last one restores the handler that was there before, unless a
+/// request is still outstanding (then the handler stays, passing foreign signals on). Returns 1
+/// when the previous handler was restored.
+int cprobe_uninstall_handler(int signo);
+/// True when our handler is currently installed for `signo`.
+int cprobe_handler_installed(int signo);
+
+/// Claims a slot (preallocated sample storage). Returns the slot index or -1 when none is free.
+int cprobe_slot_acquire(void);
+void cprobe_slot_release(int slot);
+
+/// Result of `cprobe_sample`.
+enum {
+    CPROBE_SAMPLE_OK = 0,
+    /// The handler did not answer before the timeout.
+    CPROBE_SAMPLE_NO_ANSWER = 1,
+    /// Sending the signal failed (thread gone, …).
+    CPROBE_SAMPLE_SEND_FAILED = 2,
+    /// The slot is still being written by a handler from an earlier, timed-out request.
+    CPROBE_SAMPLE_SLOT_BUSY = 3,
+};
+
+/// Asks thread `tid` (of this process) for its stack by sending `signo` carrying the slot and a
+/// new generation number, and waits up to `timeout_ns`. On success copies up to `capacity`
+/// program counters (innermost first, the first one is the interrupted instruction) into `pcs`
+/// and stores their number in `*depth`.
+int cprobe_sample(int slot, int signo, pid_t tid, uint64_t timeout_ns, uintptr_t *pcs, int capacity, int *depth);
+
+/// Unwinds the calling thread once, so that libunwind's lazy set-up (caches, TLS) happens on this
+/// thread now and never for the first time inside the signal handler. Returns the depth seen.
+int cprobe_prime_unwinder(void);
+
+/// Unblocks `signo` on the calling thread (libdispatch worker threads, and threads they start,
+/// block all asynchronous signals). Returns 0 or an errno value.
+int cprobe_unblock_signal(int signo);
+
+/// Unwinds the calling thread into `pcs` (used by benchmarks to time the unwind itself).
+int cprobe_unwind_self(uintptr_t *pcs, int capacity);
+
+/// CPU time (user + system) of thread `tid` of this process in ns, or -1.
+int64_t cprobe_thread_cpu_ns(pid_t tid);
+/// CPU time of the calling thread in ns.
+int64_t cprobe_self_thread_cpu_ns(void);
+/// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
+uint64_t cprobe_monotonic_ns(void);
+uint64_t cprobe_boottime_ns(void);
+
+/// The Swift runtime's demangler (exported by libswiftCore). Returns a malloc'ed string or NULL.
+char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer,
+                     size_t *outputBufferSize, uint32_t flags);
+
+// MARK: startup marks
+
+/// Records a startup mark: `name` must stay valid (a string literal or interned copy).
+/// Lock-free, no allocation; returns 0, or -1 when the preallocated table is full.
+int cprobe_startup_mark(const char *name);
+/// Number of marks recorded so far.
+int cprobe_startup_mark_count(void);
+/// Reads mark `index`: its name and its CLOCK_BOOTTIME timestamp in ns. Returns 0 or -1.
+int cprobe_startup_mark_at(int index, const char **name, uint64_t *boottime_ns);
+/// Forgets every mark (benchmarks only: marks being written concurrently may be lost).
+void cprobe_startup_reset(void);
+/// CLOCK_BOOTTIME (ns) at which the C constructor ran (the "runtime-init" mark).
+uint64_t cprobe_runtime_init_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

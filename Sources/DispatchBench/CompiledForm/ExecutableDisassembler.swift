@@ -1,0 +1,89 @@
+import Foundation
+import PerfReport
+
+/// Disassembles functions of an executable (by default the running one) with `llvm-objdump`.
+public final class ExecutableDisassembler {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let executablePath: String
+    public let objdumpPath: String
+    public let symbols: ELFSymbolTable
+    private var cache: [String: [Instruction]] = [:]
+
+    /// `executablePath` defaults to this process's binary. `/proc/<pid>/exe` rather than
+    /// `/proc/self/exe`, which objdump would resolve to itself.
+    public init(executablePath: String? = nil, objdumpPath: String? = nil) throws {
+        self.executablePath = executablePath ?? "/proc/\(getpid())/exe"
+        guard let objdump = objdumpPath ?? Self.locateObjdump() else {
+            throw Failure(description: "llvm-objdump not found (looked in PATH and next to swift)")
+        }
+        self.objdumpPath = objdump
+        self.symbols = try ELFSymbolTable(path: self.executablePath)
+    }
+
+    /// `llvm-objdump` from PATH, else the one in the Swift toolchain (next to `swift`, or /opt/swift).
+    public static func locateObjdump() -> String? {
+        // The toolchain's own objdump first: it knows the instructions this compiler emits.
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        var candidates: [String] = []
+        for directory in path where FileManager.default.isExecutableFile(atPath: "\(directory)/swift") {
+            let real = URL(fileURLWithPath: "\(directory)/swift").resolvingSymlinksInPath()
+            candidates.append(real.deletingLastPathComponent().appendingPathComponent("llvm-objdump").path)
+        }
+        candidates.append("/opt/swift/usr/bin/llvm-objdump")
+        candidates += path.map { "\($0)/llvm-objdump" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The disassembly of each named function (in the order given; unknown names are skipped).
+    public func disassemble(_ names: [String]) throws -> [(symbol: String, instructions: [Instruction])] {
+        let missing = names.filter { cache[$0] == nil && symbols.function(named: $0) != nil }
+        if !missing.isEmpty {
+            let output = try run([
+                "-d", "--no-show-raw-insn", "--disassemble-symbols=" + missing.joined(separator: ","),
+                executablePath,
+            ])
+            for function in Disassembly(objdumpOutput: output).functions where cache[function.symbol] == nil {
+                cache[function.symbol] = function.instructions
+            }
+            for name in missing where cache[name] == nil { cache[name] = [] }
+        }
+        return names.compactMap { name in cache[name].map { (name, $0) } }
+    }
+
+    /// Classifies the calls matching `target` in every function whose mangled name starts with
+    /// `functionPrefix` (the function and the optimizer's copies of it).
+    public func classify(functionPrefix: String, target: CallTarget) -> CompiledForm {
+        do {
+            let names = symbols.functions(withPrefix: functionPrefix).map(\.name)
+            guard !names.isEmpty else {
+                return CompiledForm(
+                    kind: .unknown, symbol: functionPrefix, evidence: ["no function symbol starts with \(functionPrefix)"])
+            }
+            let functions = try disassemble(names)
+            return CompiledFormClassifier.classify(functions: functions, target: target) { name in
+                (try? self.disassemble([name])) ?? []
+            }
+        } catch {
+            return CompiledForm(kind: .unknown, symbol: functionPrefix, evidence: ["\(error)"])
+        }
+    }
+
+    private func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: objdumpPath)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(objdumpPath) exited with status \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

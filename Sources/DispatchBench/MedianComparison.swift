@@ -1,0 +1,68 @@
+import Foundation
+import Harness
+import PerfReport
+
+/// Whether one benchmark's wall time differs significantly from another's: when the bootstrap 95%
+/// confidence intervals of their medians do not overlap, or else when a two-sided Mann-Whitney U
+/// test on the per-operation sample times gives p < 0.05 (the direction then from the medians).
+struct MedianDifference: Equatable, Sendable {
+    enum Direction: Equatable, Sendable { case lower, higher, notSignificant }
+
+    static let alpha = 0.05
+
+    var direction: Direction
+    var words: String
+
+    init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult) {
+        let a = result.wallTime.medianConfidenceInterval
+        let b = baseline.wallTime.medianConfidenceInterval
+        if a.upper < b.lower || a.lower > b.upper {
+            direction = a.upper < b.lower ? .lower : .higher
+            words = "significantly \(direction == .lower ? "faster" : "slower") (95% CIs of the median do not overlap)"
+            return
+        }
+        let test = MannWhitneyU.test(result.wallNanosecondsPerOperation, baseline.wallNanosecondsPerOperation)
+        let p = String(format: "%.3g", test.pValue)
+        if test.pValue < Self.alpha && result.wallTime.median != baseline.wallTime.median {
+            direction = result.wallTime.median < baseline.wallTime.median ? .lower : .higher
+            words = "significantly \(direction == .lower ? "faster" : "slower") (CIs overlap, Mann-Whitney p = \(p))"
+        } else {
+            direction = .notSignificant
+            words = "no significant difference (CIs overlap, Mann-Whitney p = \(p))"
+        }
+    }
+}
+
+enum Describe {
+    /// "1.52 ns/op [1.50–1.55]".
+    static func median(_ result: BenchmarkResult) -> String {
+        let ci = result.wallTime.medianConfidenceInterval
+        return "\(duration(result.wallTime.median))/op [\(duration(ci.lower))–\(duration(ci.upper))]"
+    }
+
+    static func duration(_ nanoseconds: Double) -> String {
+        switch abs(nanoseconds) {
+        case ..<1_000: String(format: "%.3g ns", nanoseconds)
+        case ..<1_000_000: String(format: "%.3g µs", nanoseconds / 1_000)
+        case ..<1_000_000_000: String(format: "%.3g ms", nanoseconds / 1_000_000)
+        default: String(format: "%.3g s", nanoseconds / 1_000_000_000)
+        }
+    }
+
+    /// "2.4×" (how many times slower `result` is than `baseline`).
+    static func ratio(_ result: BenchmarkResult, _ baseline: BenchmarkResult) -> String {
+        guard baseline.wallTime.median > 0 else { return "n/a" }
+        return String(format: "%.2f×", result.wallTime.median / baseline.wallTime.median)
+    }
+}
+
+/// How the binary under test was built; verdicts about the optimizer only mean something at -O.
+enum BuildConfiguration {
+    #if DEBUG
+        static let isOptimized = false
+        static let note = "debug build (-Onone, no whole-module optimisation): compiled forms are not what a release build does"
+    #else
+        static let isOptimized = true
+        static let note = "release build (-O, whole-module optimisation)"
+    #endif
+}

@@ -1,0 +1,148 @@
+import PerfReport
+
+/// The comparison view: a ratio chart of what changed, a table of every compared benchmark
+/// (regressions first, then improvements, then the rest), and per benchmark the baseline and
+/// current distributions overlaid with the ratio, its interval and the verdict in words.
+struct ComparisonSection {
+    var page: PageContext
+
+    func render() -> Markup {
+        guard let comparison = page.report.comparison else { return "" }
+        let ordered = ComparisonSection.ordered(comparison.entries)
+        var out = Markup()
+        let changed = ordered.filter { $0.verdict == .regressed || $0.verdict == .improved }
+        let charted = (changed.isEmpty ? ordered : changed).filter { $0.ratio != nil }.prefix(60)
+        if !charted.isEmpty {
+            let rows = charted.map { entry in
+                RatioChart.Row(
+                    label: entry.id, ratio: entry.ratio ?? 1, lower: entry.ratioConfidenceInterval?.lower,
+                    upper: entry.ratioConfidenceInterval?.upper, thresholdPercent: entry.thresholdPercent,
+                    verdict: ComparisonVerdictStyle(entry.verdict), anchor: page.comparisonAnchors[entry.id] ?? "")
+            }
+            let chart = RatioChart(title: "Current / baseline median per benchmark", rows: Array(rows)).render()
+            if chart != "" {
+                out += "<h3>\(changed.isEmpty ? "Ratios" : "What changed") (current / baseline, 95% CI)</h3>\(chart)"
+            }
+        }
+        out += """
+            <table class="sortable" id="comparison-table"><thead><tr><th>Benchmark</th><th>Verdict</th>\
+            <th class="num">Change</th><th class="num">95% CI of ratio</th><th class="num">Baseline</th>\
+            <th class="num">Current</th><th class="num">p (adjusted)</th><th class="num">Threshold</th>\
+            <th>Metric</th></tr></thead><tbody>
+            """
+        for entry in ordered {
+            let style = ComparisonVerdictStyle(entry.verdict)
+            let interval =
+                entry.ratioConfidenceInterval.flatMap { ci in
+                    ci.lower.isFinite && ci.upper.isFinite
+                        ? "\(UnitFormatting.significant(ci.lower))× … \(UnitFormatting.significant(ci.upper))×" : nil
+                } ?? "—"
+            out += """
+                <tr class="cmp-row \(style.cssClass)-row" data-filter="\(PageContext.filterKey(entry.id))" \
+                data-verdict="\(entry.verdict.rawValue)"><td class="name mono">\
+                <a href="#\(page.comparisonAnchors[entry.id] ?? "")">\(PageContext.breakable(entry.id))</a></td>\
+                <td data-value="\(style.rank)">\(style.badge)</td>\
+                <td class="num" data-value="\(value: entry.ratio ?? .nan)">\(entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—")</td>\
+                <td class="num">\(interval)</td>\
+                <td class="num" data-value="\(value: entry.baselineMedian ?? .nan)">\(entry.baselineMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
+                <td class="num" data-value="\(value: entry.currentMedian ?? .nan)">\(entry.currentMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
+                <td class="num" data-value="\(value: entry.adjustedPValue ?? .nan)">\(ComparisonSection.pValues(entry))</td>\
+                <td class="num">±\(UnitFormatting.count(entry.thresholdPercent)) %</td>\
+                <td class="nowrap">\(ComparisonSection.metricName(entry.metric))</td></tr>
+                """
+        }
+        out += "</tbody></table>"
+        out += "<h3>Distributions, baseline vs current</h3>"
+        if page.baseline == nil {
+            out +=
+                "<p class=\"muted\">The baseline's raw samples are not part of this report; render with <code>--baseline</code> to overlay them.</p>"
+        }
+        for entry in ordered {
+            out += detail(entry)
+        }
+        return out
+    }
+
+    private func detail(_ entry: ComparisonEntry) -> Markup {
+        let style = ComparisonVerdictStyle(entry.verdict)
+        let current = page.report.benchmarks.first { $0.id == entry.id }
+        let baseline = page.baselineResults[entry.id]
+        // Regressions are open so the evidence is one glance away; the rest stay folded.
+        let open = entry.verdict == .regressed
+        var out: Markup = """
+            <details class="cmp" id="\(page.comparisonAnchors[entry.id] ?? "")" \
+            data-filter="\(PageContext.filterKey(entry.id))"\(open ? " open" : "" as Markup)><summary>\(style.badge) \
+            <span class="mono">\(entry.id)</span> \(entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "")</summary>
+            <p>\(entry.explanation)</p>
+            """
+        var rows: [StripPlot.Row] = []
+        if let baseline {
+            rows.append(.init(label: "baseline", samples: baseline.wallNanosecondsPerOperation, style: "baseline"))
+        }
+        if let current {
+            rows.append(.init(label: "current", samples: current.wallNanosecondsPerOperation, style: "current"))
+        }
+        if entry.metric == .wallTime, !rows.isEmpty {
+            out += StripPlot(title: "\(entry.id): baseline and current time per operation", rows: rows).render()
+        }
+        if let anchor = page.benchmarkAnchors[entry.id] {
+            out += "<p class=\"small\"><a href=\"#\(anchor)\">Details of the current measurement</a></p>"
+        }
+        out += "</details>"
+        return out
+    }
+
+    /// Regressions first (largest slowdown first), then improvements (largest speed-up first),
+    /// then removed, added and unchanged, each by name.
+    static func ordered(_ entries: [ComparisonEntry]) -> [ComparisonEntry] {
+        entries.sorted { a, b in
+            let ra = ComparisonVerdictStyle(a.verdict).rank
+            let rb = ComparisonVerdictStyle(b.verdict).rank
+            if ra != rb { return ra < rb }
+            switch a.verdict {
+            case .regressed: if let x = a.ratio, let y = b.ratio, x != y { return x > y }
+            case .improved: if let x = a.ratio, let y = b.ratio, x != y { return x < y }
+            default: break
+            }
+            return a.id < b.id
+        }
+    }
+
+    /// A median in the unit of its metric.
+    static func format(_ value: Double, _ metric: Metric) -> String {
+        switch metric {
+        case .wallTime, .cpuTime: return UnitFormatting.duration(nanoseconds: value)
+        case .allocations: return UnitFormatting.count(value) + " allocs"
+        case .instructions: return UnitFormatting.count(value) + " instr"
+        case .cycles: return UnitFormatting.count(value) + " cycles"
+        case .contextSwitches: return UnitFormatting.count(value) + " switches"
+        }
+    }
+
+    /// A p-value to three significant digits, or "< 0.001"; with `relation`, "= 0.0123" or "< 0.001".
+    static func metricName(_ metric: Metric) -> String {
+        switch metric {
+        case .wallTime: return "wall time"
+        case .cpuTime: return "CPU time"
+        case .contextSwitches: return "context switches"
+        case .allocations: return "allocations"
+        case .instructions: return "instructions"
+        case .cycles: return "cycles"
+        }
+    }
+
+    static func pValue(_ p: Double, relation: Bool = false) -> String {
+        guard p.isFinite else { return "—" }
+        if p < 0.001 { return "< 0.001" }
+        return (relation ? "= " : "") + UnitFormatting.significant(p)
+    }
+
+    static func pValues(_ entry: ComparisonEntry) -> String {
+        switch (entry.pValue, entry.adjustedPValue) {
+        case (let raw?, let adjusted?): return "\(pValue(adjusted)) (raw \(pValue(raw)))"
+        case (let raw?, nil): return pValue(raw)
+        case (nil, let adjusted?): return pValue(adjusted)
+        case (nil, nil): return "—"
+        }
+    }
+}

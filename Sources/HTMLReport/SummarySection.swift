@@ -1,0 +1,82 @@
+import PerfReport
+
+/// The top of the page: answers "what got slower, by how much, and is that real?" — verdict
+/// counts, then every regression (largest first) and improvement with ratio, interval and p-value.
+/// Without a comparison it says what the run contains.
+struct SummarySection {
+    var page: PageContext
+
+    func render() -> Markup {
+        let report = page.report
+        let suites = Set(report.benchmarks.map(\.suite)).count
+        let unstable = report.benchmarks.filter { !$0.warnings.isEmpty }.count
+        var out: Markup = """
+            <p>\(report.benchmarks.count) benchmark cases in \(suites) suite\(suites == 1 ? "" : "s")\
+            \(unstable > 0 ? ", \(unstable) with warnings" : "")\
+            \(report.complete ? "" : " — <strong>incomplete run</strong>" as Markup).</p>
+            """
+        guard let comparison = report.comparison else {
+            out += "<p class=\"muted\">No baseline comparison in this report.</p>"
+            return out
+        }
+        let regressed = comparison.count(.regressed)
+        let improved = comparison.count(.improved)
+        let unchanged = comparison.count(.noChange) + comparison.count(.withinNoise)
+        let added = comparison.count(.added)
+        let removed = comparison.count(.removed)
+        out += "<div class=\"verdict-summary\">"
+        out += "<span class=\"count v-regressed\" id=\"count-regressed\"><b>\(regressed)</b>▲ regressed</span>"
+        out += "<span class=\"count v-improved\" id=\"count-improved\"><b>\(improved)</b>▼ improved</span>"
+        out += "<span class=\"count v-same\" id=\"count-unchanged\"><b>\(unchanged)</b>= unchanged</span>"
+        if added + removed > 0 {
+            out += "<span class=\"count v-other\"><b>\(added)</b>added</span>"
+            out += "<span class=\"count v-other\"><b>\(removed)</b>removed</span>"
+        }
+        out += "</div>"
+        let baselineDate = comparison.baselineCreatedAt.map { " from \(page.date($0))" } ?? ""
+        out += """
+            <p class="small muted">Against the baseline\(baselineDate); regression threshold \
+            \(UnitFormatting.count(comparison.thresholdPercent)) % unless a benchmark declares its own; \
+            significance α = \(UnitFormatting.count(comparison.alpha)) with \
+            \(comparison.multipleComparisonControl) correction for \(comparison.entries.count) comparisons.</p>
+            """
+        let ordered = ComparisonSection.ordered(comparison.entries)
+        let changes = ordered.filter { $0.verdict == .regressed || $0.verdict == .improved }
+        if changes.isEmpty {
+            out += "<p>No benchmark changed beyond its threshold.</p>"
+        } else {
+            out += "<ol class=\"changes\" id=\"changes\">"
+            for entry in changes.prefix(50) {
+                out += "<li>\(SummarySection.sentence(entry, anchor: page.comparisonAnchors[entry.id] ?? ""))</li>"
+            }
+            out += "</ol>"
+            if changes.count > 50 {
+                out += "<p class=\"small\">… and \(changes.count - 50) more in the comparison table below.</p>"
+            }
+        }
+        return out
+    }
+
+    /// One line per change: verdict badge, name, change with its interval, medians, p-value.
+    static func sentence(_ entry: ComparisonEntry, anchor: String) -> Markup {
+        let style = ComparisonVerdictStyle(entry.verdict)
+        var out: Markup = "\(style.badge) <a href=\"#\(anchor)\" class=\"mono\">\(PageContext.breakable(entry.id))</a>"
+        if let ratio = entry.ratio {
+            out += " <strong>\(UnitFormatting.change(ratio: ratio))</strong>"
+            if let interval = entry.ratioConfidenceInterval {
+                out += """
+                     (\(UnitFormatting.count((interval.level * 100).rounded()))% CI \
+                    \(UnitFormatting.change(ratio: interval.lower)) … \(UnitFormatting.change(ratio: interval.upper)))
+                    """
+            }
+        }
+        if let before = entry.baselineMedian, let after = entry.currentMedian {
+            out +=
+                ", \(ComparisonSection.format(before, entry.metric)) → \(ComparisonSection.format(after, entry.metric))"
+        }
+        if let p = entry.adjustedPValue ?? entry.pValue {
+            out += ", p \(ComparisonSection.pValue(p, relation: true))"
+        }
+        return out
+    }
+}

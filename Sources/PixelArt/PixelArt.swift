@@ -1,1 +1,0 @@
-/// PixelArt: nearest-neighbour pixel scaling with PNG input and output.

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import Metrics
+import PerfReport
+
+/// Where finished stall records go: the callback, a JSON-lines file, swift-log and swift-metrics.
+struct StallOutlets {
+    let configuration: WatchdogConfiguration
+    private let stalls: Counter?
+    private let durations: Metrics.Timer?
+
+    init(configuration: WatchdogConfiguration) {
+        self.configuration = configuration
+        if configuration.metrics {
+            let dimensions = [("watchdog", configuration.name)]
+            let factory = configuration.metricsFactory ?? MetricsSystem.factory
+            stalls = Counter(label: "probe_stalls_total", dimensions: dimensions, factory: factory)
+            durations = Metrics.Timer(label: "probe_stall_duration", dimensions: dimensions, factory: factory)
+        } else {
+            stalls = nil
+            durations = nil
+        }
+    }
+
+    func deliver(_ record: StallRecord) {
+        stalls?.increment()
+        durations?.recordNanoseconds(Int64(record.durationNanoseconds))
+        if let logger = configuration.logger { log(record, to: logger) }
+        if let path = configuration.jsonLinesPath { append(record, to: path) }
+        configuration.onStall?(record)
+    }
+
+    private func log(_ record: StallRecord, to logger: Logger) {
+        let milliseconds = Int((record.durationNanoseconds / 1e6).rounded())
+        var metadata: Logger.Metadata = [
+            "probe.watchdog": .string(record.watchdog),
+            "probe.thread": .stringConvertible(record.threadID),
+            "probe.duration_ms": .stringConvertible(milliseconds),
+            "probe.class": .string(record.classification.rawValue),
+            "probe.samples": .stringConvertible(record.sampleCount),
+            "probe.group": .string(record.groupKey),
+        ]
+        metadata["probe.top"] = .array(record.topStack.prefix(8).map { .string(StallOutlets.describe($0)) })
+        logger.warning(
+            "stall of \(milliseconds) ms on \(record.watchdog) (\(record.classification.rawValue))\(record.ongoing ? ", ongoing" : "")",
+            metadata: metadata)
+    }
+
+    static func describe(_ frame: StackFrame) -> String {
+        if let symbol = frame.symbol { return symbol }
+        let module = frame.module.map { ($0 as NSString).lastPathComponent } ?? "?"
+        return "\(module)+0x\(String(frame.moduleOffset ?? frame.address, radix: 16))"
+    }
+
+    /// One JSON object per line, appended with O_APPEND so concurrent writers do not interleave lines.
+    private func append(_ record: StallRecord, to path: String) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        guard var data = try? encoder.encode(record) else { return }
+        data.append(0x0A)
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}

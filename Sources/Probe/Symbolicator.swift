@@ -1,0 +1,148 @@
+import CProbe
+import Foundation
+import PerfReport
+import Synchronization
+
+/// Turns program counters of this process into stack frames: demangled function name, module
+/// path, build ID and the module-relative (link-time) address, so a stack can be symbolicated
+/// again offline with `llvm-symbolizer --obj=<module> <moduleOffset>` or `addr2line -f -e`.
+///
+/// Names come from the ELF symbol tables (`.symtab` as well as `.dynsym`) of the files in
+/// `/proc/self/maps`, so internal functions of the executable resolve; `dladdr` would only see
+/// exported ones. Runs on the caller's thread, never in a signal handler. Resolved addresses are
+/// cached; `/proc/self/maps` is read again only when an address falls outside every known mapping.
+public final class Symbolicator: Sendable {
+    /// The process-wide instance that watchdogs use.
+    public static let shared = Symbolicator()
+
+    struct Mapping {
+        var start: UInt64
+        var end: UInt64
+        var fileOffset: UInt64
+        var path: String
+    }
+
+    private struct State {
+        var mappings: [Mapping] = []
+        var images: [String: ELFImage?] = [:]
+        var frames: [UInt64: StackFrame] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Most cached addresses; the cache is dropped when it grows past this (bounded memory).
+    private let cacheLimit = 65_536
+
+    public init() {}
+
+    /// Symbolicates a stack captured by a sample: innermost first, the first address is the
+    /// interrupted instruction and the others are return addresses (looked up at `address - 1`,
+    /// which is inside the call instruction, so a call that ends a function still names its caller).
+    public func symbolicate(stack: [UInt]) -> [StackFrame] {
+        stack.enumerated().map { index, pc in
+            var frame = symbolicate(lookupAddress: UInt64(pc) &- (index == 0 ? 0 : 1))
+            frame.address = UInt64(pc)
+            return frame
+        }
+    }
+
+    /// Symbolicates one address exactly as given.
+    public func symbolicate(address: UInt64) -> StackFrame {
+        symbolicate(lookupAddress: address)
+    }
+
+    /// Drops cached frames and mappings (modules stay loaded). Used to measure a cold lookup.
+    public func clearCache() {
+        state.withLock {
+            $0.frames.removeAll()
+            $0.mappings.removeAll()
+            $0.images.removeAll()
+        }
+    }
+
+    private func symbolicate(lookupAddress address: UInt64) -> StackFrame {
+        state.withLock { state in
+            if let cached = state.frames[address] { return cached }
+            let frame = resolve(address, in: &state)
+            if state.frames.count >= cacheLimit { state.frames.removeAll(keepingCapacity: true) }
+            state.frames[address] = frame
+            return frame
+        }
+    }
+
+    private func resolve(_ address: UInt64, in state: inout State) -> StackFrame {
+        var mapping = Self.mapping(containing: address, in: state.mappings)
+        if mapping == nil {
+            state.mappings = Self.readMappings()
+            mapping = Self.mapping(containing: address, in: state.mappings)
+        }
+        guard let mapping else { return StackFrame(address: address) }
+        var frame = StackFrame(address: address, module: mapping.path)
+        let isVDSO = mapping.path == "[vdso]"
+        guard mapping.path.hasPrefix("/") || isVDSO else { return frame }  // anonymous JIT code, …
+        let image: ELFImage?
+        if let cached = state.images[mapping.path] {
+            image = cached
+        } else if isVDSO, let start = UnsafeRawPointer(bitPattern: UInt(mapping.start)) {
+            // clock_gettime and friends run in the vDSO: the kernel maps a whole ELF image there.
+            image = try? ELFImage(path: mapping.path, data: Data(bytes: start, count: Int(mapping.end - mapping.start)))
+            state.images[mapping.path] = image
+        } else {
+            image = try? ELFImage(path: mapping.path)
+            state.images[mapping.path] = image
+        }
+        guard let image else { return frame }
+        frame.buildID = image.buildID
+        let fileOffset = address - mapping.start + mapping.fileOffset
+        guard let linkAddress = image.virtualAddress(forFileOffset: fileOffset) else { return frame }
+        frame.moduleOffset = linkAddress
+        if let (name, offset) = image.symbol(containing: linkAddress) {
+            frame.symbol = Demangler.demangle(name)
+            frame.symbolOffset = offset
+        }
+        return frame
+    }
+
+    private static func mapping(containing address: UInt64, in mappings: [Mapping]) -> Mapping? {
+        var low = 0
+        var high = mappings.count
+        while low < high {
+            let mid = (low + high) / 2
+            if mappings[mid].start <= address { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return nil }
+        let candidate = mappings[low - 1]
+        return address < candidate.end ? candidate : nil
+    }
+
+    /// Parses `/proc/self/maps` lines: `start-end perms offset dev inode [path]`.
+    static func readMappings() -> [Mapping] {
+        guard let text = ThreadInfo.read("/proc/self/maps") else { return [] }
+        var result: [Mapping] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5 else { continue }
+            let range = fields[0].split(separator: "-")
+            guard range.count == 2, let start = UInt64(range[0], radix: 16), let end = UInt64(range[1], radix: 16),
+                let offset = UInt64(fields[2], radix: 16)
+            else { continue }
+            let path = fields.count == 6 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+            result.append(Mapping(start: start, end: end, fileOffset: offset, path: path))
+        }
+        return result.sorted { $0.start < $1.start }
+    }
+}
+
+/// Demangles Swift symbol names with the Swift runtime's own demangler (`swift_demangle`);
+/// other names (C, or C++ mangled) are returned as they are.
+public enum Demangler {
+    public static func demangle(_ name: String) -> String {
+        guard name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") else {
+            return name
+        }
+        return name.withCString { cName in
+            guard let demangled = swift_demangle(cName, strlen(cName), nil, nil, 0) else { return name }
+            defer { free(demangled) }
+            return String(cString: demangled)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CProbe
+import Foundation
+import PerfReport
+import Synchronization
+
+/// Watches one thread that must stay responsive and reports every stall longer than a threshold,
+/// with stacks sampled while the stall lasts.
+///
+/// ```swift
+/// let watchdog = Watchdog(watching: .mainQueue, configuration: .init(name: "main"))
+/// watchdog.start()   // idempotent, thread-safe
+/// …
+/// watchdog.stop()    // restores the previous signal handler once no watchdog needs it
+/// ```
+///
+/// The watchdog runs its own thread. It never blocks on the watched thread: a stack sample is a
+/// real-time signal to that thread and a wait with a timeout for the handler's answer.
+public final class Watchdog: Sendable {
+    public let target: WatchTarget
+    public let configuration: WatchdogConfiguration
+
+    private struct Running {
+        var loop: WatchdogLoop
+        var stopRequest: DispatchSemaphore
+        var finished: DispatchSemaphore
+        var watchdogThread: Int32
+    }
+
+    private let running = Mutex<Running?>(nil)
+    private let startStop = Mutex<Void>(())
+    private let recent: Mutex<[StallRecord]>
+    private let counts = Mutex<(stalls: Int, pausesIgnored: Int)>((0, 0))
+
+    public init(watching target: WatchTarget, configuration: WatchdogConfiguration) {
+        self.target = target
+        self.configuration = configuration
+        self.recent = Mutex([])
+    }
+
+    /// Errors `start()` can report.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts watching. Does nothing when already running.
+    public func start() throws {
+        try startStop.withLock { _ in
+            if running.withLock({ $0 != nil }) { return }
+            let installError = cprobe_install_handler(configuration.signal)
+            guard installError == 0 else {
+                throw StartError(
+                    description: "cannot install the handler for signal \(configuration.signal): \(String(cString: strerror(installError)))")
+            }
+            let slot = cprobe_slot_acquire()
+            guard slot >= 0 else {
+                cprobe_uninstall_handler(configuration.signal)
+                throw StartError(description: "too many watchdogs sampling at once (at most \(CPROBE_MAX_SLOTS))")
+            }
+            let stopRequest = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            let started = DispatchSemaphore(value: 0)
+            let loop = WatchdogLoop(watchdog: self, slot: slot, stopRequest: stopRequest)
+            let threadID = Mutex<Int32>(0)
+            let thread = Thread {
+                threadID.withLock { $0 = cprobe_gettid() }
+                started.signal()
+                loop.run()
+                finished.signal()
+            }
+            thread.name = "probe-watchdog-\(configuration.name)"
+            thread.start()
+            started.wait()
+            running.withLock {
+                $0 = Running(
+                    loop: loop, stopRequest: stopRequest, finished: finished,
+                    watchdogThread: threadID.withLock { $0 })
+            }
+        }
+    }
+
+    /// Stops watching and waits for the watchdog thread to finish; a stall going on is reported
+    /// with `ongoing: true`. Does nothing when not running.
+    public func stop() {
+        startStop.withLock { _ in
+            guard let current = running.withLock({ $0 }) else { return }
+            current.stopRequest.signal()
+            // From the watchdog's own callback the loop cannot be waited for: it finishes by itself
+            // right after the callback returns, releasing its slot and the signal handler.
+            if cprobe_gettid() != current.watchdogThread { current.finished.wait() }
+            running.withLock { $0 = nil }
+        }
+    }
+
+    /// True while Probe's sampling handler is installed for `signal` (by any watchdog).
+    public static func isHandlerInstalled(signal: Int32) -> Bool { cprobe_handler_installed(signal) != 0 }
+
+    public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// The most recent stalls, oldest first (at most `recentStallCapacity`).
+    public var recentStalls: [StallRecord] { recent.withLock { $0 } }
+
+    /// Stalls reported since creation, and busy periods not reported because the whole process
+    /// was paused (SIGSTOP, debugger, suspend).
+    public var statistics: (stalls: Int, pausesIgnored: Int) { counts.withLock { $0 } }
+
+    func record(_ stall: StallRecord) {
+        recent.withLock { ring in
+            if ring.count >= max(1, configuration.recentStallCapacity) { ring.removeFirst() }
+            ring.append(stall)
+        }
+        counts.withLock { $0.stalls += 1 }
+    }
+
+    func notePauseIgnored() {
+        counts.withLock { $0.pausesIgnored += 1 }
+    }
+}

@@ -1,0 +1,77 @@
+import CProbe
+import Foundation
+import Logging
+import Metrics
+import PerfReport
+
+/// How a ``Watchdog`` watches, samples and reports.
+public struct WatchdogConfiguration: Sendable {
+    /// Names the watchdog in reports, log metadata and metric dimensions.
+    public var name: String
+    /// A stall is a busy period longer than this. Default 400 ms; works down to about 20 ms.
+    public var threshold: Duration = .milliseconds(400)
+    /// Time between stack samples while a stall lasts; sampling starts at half the threshold.
+    public var sampleInterval: Duration = .milliseconds(50)
+    /// Most samples kept per stall (bounded memory); later samples are not taken.
+    public var maxSamplesPerStall: Int = 64
+    /// How long the watchdog waits for the signal handler's answer before recording "no answer".
+    public var answerTimeout: Duration = .milliseconds(50)
+    /// How many recent stalls ``Watchdog/recentStalls`` keeps.
+    public var recentStallCapacity: Int = 32
+    /// A stall still going on after this long is reported once (with `ongoing: true`) instead of
+    /// waiting for its end; either way one stall gives one report.
+    public var reportOngoingAfter: Duration = .seconds(10)
+    /// The real-time signal used to ask the watched thread for its stack. Default `SIGRTMIN + 7`,
+    /// or the `PROBE_SIGNAL` environment variable (`SIGRTMIN+N` or a number). See README.
+    public var signal: Int32 = WatchdogConfiguration.defaultSignal
+    /// False (default): a thread asleep in nanosleep, poll, epoll_wait, … is not signalled, since
+    /// the signal would end its sleep early with EINTR; the sample records the syscall instead of
+    /// a stack. True: take the stack anyway and accept the early wake-up.
+    public var interruptSleepingSyscalls: Bool = false
+    /// Called on the watchdog's thread for each stall. Must not call `stop()` synchronously.
+    public var onStall: (@Sendable (StallRecord) -> Void)?
+    /// Appends each stall as one JSON object per line to this file.
+    public var jsonLinesPath: String?
+    /// Logs a warning per stall with the top frames as metadata.
+    public var logger: Logger?
+    /// Reports `probe_stalls_total` (counter) and `probe_stall_duration` (timer) through
+    /// swift-metrics, with a `watchdog` dimension.
+    public var metrics: Bool = true
+    /// The metrics backend; nil uses the one bootstrapped with `MetricsSystem`.
+    public var metricsFactory: (any MetricsFactory)?
+
+    public init(name: String, threshold: Duration = .milliseconds(400)) {
+        self.name = name
+        self.threshold = threshold
+    }
+
+    /// `SIGRTMIN + 7`, unless `PROBE_SIGNAL` says otherwise.
+    public static var defaultSignal: Int32 {
+        if let text = ProcessInfo.processInfo.environment["PROBE_SIGNAL"], let signal = parseSignal(text) {
+            return signal
+        }
+        return cprobe_sigrtmin() + 7
+    }
+
+    /// Parses "SIGRTMIN+N", "RTMIN+N" or a plain signal number; nil when out of the real-time range.
+    public static func parseSignal(_ text: String) -> Int32? {
+        let trimmed = text.uppercased().replacingOccurrences(of: " ", with: "")
+        let value: Int32?
+        if let plus = trimmed.firstIndex(of: "+"), trimmed.hasPrefix("SIGRTMIN") || trimmed.hasPrefix("RTMIN") {
+            value = Int32(trimmed[trimmed.index(after: plus)...]).map { cprobe_sigrtmin() + $0 }
+        } else if trimmed == "SIGRTMIN" || trimmed == "RTMIN" {
+            value = cprobe_sigrtmin()
+        } else {
+            value = Int32(trimmed)
+        }
+        guard let value, value >= cprobe_sigrtmin(), value <= cprobe_sigrtmax() else { return nil }
+        return value
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

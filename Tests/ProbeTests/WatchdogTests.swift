@@ -1,0 +1,222 @@
+import Foundation
+import PerfReport
+import Synchronization
+import Testing
+
+@testable import Probe
+
+typealias PerfReportStall = StallRecord
+
+@inline(never)
+func stallingQueueWorkForProbeTest() {
+    spinForProbeTest(milliseconds: 300)
+}
+
+@Suite(.serialized)
+struct WatchdogTests {
+    func configuration(_ name: String, collector: StallCollector, threshold: Int = 100) -> WatchdogConfiguration {
+        var configuration = WatchdogConfiguration(name: name, threshold: .milliseconds(threshold))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        return configuration
+    }
+
+    func names(_ record: StallRecord) -> [String] {
+        record.topStack.compactMap(\.symbol)
+    }
+
+    @Test func stallOfThreeThresholdsIsReportedOnceWithTheStallingFunction() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("t", collector: collector))
+        try watchdog.start()
+        thread.run { spinForProbeTest(milliseconds: 300) }
+        Thread.sleep(forTimeInterval: 0.15)  // a couple of idle ticks: the end of the stall is seen
+        watchdog.stop()
+
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        let stall = stalls[0]
+        #expect(stall.threadID == thread.heartbeat.threadID)
+        #expect(stall.durationNanoseconds >= 200e6)
+        #expect(!stall.ongoing)
+        #expect(stall.sampleCount > 0)
+        #expect(stall.sampleCount > stall.unansweredSamples)
+        #expect(names(stall).contains { $0.contains("spinForProbeTest") }, "top stack: \(names(stall))")
+        #expect(stall.classification == .cpuBound || stall.classification == .starved)
+        #expect(stall.callTree?.count == stall.sampleCount - stall.unansweredSamples)
+        #expect(watchdog.recentStalls == stalls)
+    }
+
+    @Test func pauseShorterThanTheThresholdIsNotReported() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("short", collector: collector, threshold: 200))
+        try watchdog.start()
+        for _ in 0..<5 {
+            thread.run { usleep(20_000) }
+            Thread.sleep(forTimeInterval: 0.05)  // idle between jobs is never a stall
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        watchdog.stop()
+        #expect(collector.all.isEmpty)
+    }
+
+    @Test func sleepingStallIsBlockedAndItsSleepIsNotCutShort() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
+        try watchdog.start()
+        let slept = Mutex<Double>(0)
+        thread.run {
+            let start = DispatchTime.now().uptimeNanoseconds
+            usleep(400_000)
+            slept.withLock { $0 = Double(DispatchTime.now().uptimeNanoseconds - start) }
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        // A signal would have ended usleep early with EINTR.
+        #expect(slept.withLock { $0 } >= 390e6)
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].classification == .blocked)
+        #expect(stalls[0].topStack.first?.symbol?.contains("nanosleep") == true, "\(stalls[0].topStack)")
+    }
+
+    @Test func lockWaitIsBlockedWithTheWaitingFunctionOnTheStack() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration("lock", collector: collector))
+        let lock = LockForProbeTest()
+        let holding = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            lock.hold(milliseconds: 350, holding: holding)
+        }
+        holder.start()
+        holding.wait()
+        try watchdog.start()
+        thread.run { waitForLockForProbeTest(lock) }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].classification == .blocked)
+        let names = stalls[0].callTree.map(allSymbols) ?? []
+        #expect(names.contains { $0.contains("waitForLockForProbeTest") }, "\(names)")
+    }
+
+    @Test func stallOnASerialQueueIsReported() throws {
+        let queue = DispatchQueue(label: "probe-test-serial")
+        let collector = StallCollector()
+        let watchdog = Watchdog(watching: .queue(queue), configuration: configuration("queue", collector: collector))
+        try watchdog.start()
+        Thread.sleep(forTimeInterval: 0.1)  // a few pings go through
+        let done = DispatchSemaphore(value: 0)
+        queue.async {
+            stallingQueueWorkForProbeTest()
+            done.signal()
+        }
+        done.wait()
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].durationNanoseconds >= 150e6)
+        let allNames = stalls[0].topStack.compactMap(\.symbol)
+        #expect(allNames.contains { $0.contains("stallingQueueWorkForProbeTest") }, "top stack: \(allNames)")
+    }
+
+    @Test func stallInsideMallocHeavyCodeDoesNotDeadlock() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        var settings = configuration("malloc", collector: collector)
+        settings.sampleInterval = .milliseconds(5)
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        try watchdog.start()
+        thread.run { allocateForProbeTest(milliseconds: 400) }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].sampleCount - stalls[0].unansweredSamples >= 5)
+        let everyFrame = stalls[0].callTree.map(allSymbols) ?? []
+        #expect(everyFrame.contains { $0.contains("allocateForProbeTest") })
+    }
+
+    @Test func startAndStopManyTimesWhileStallsHappen() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        var settings = configuration("churn", collector: collector, threshold: 20)
+        settings.sampleInterval = .milliseconds(2)
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        let stalling = Thread {
+            for _ in 0..<20 { thread.run { spinForProbeTest(milliseconds: 30) } }
+        }
+        stalling.start()
+        for round in 0..<200 {
+            try watchdog.start()
+            try watchdog.start()  // idempotent
+            if round % 3 == 0 { Thread.sleep(forTimeInterval: 0.003) }
+            watchdog.stop()
+            watchdog.stop()
+        }
+        #expect(!watchdog.isRunning)
+        // After the last stop, the handler is gone again and stalls are no longer sampled.
+        #expect(!Watchdog.isHandlerInstalled(signal: settings.signal))
+        thread.run {}
+    }
+
+    @Test func stopRestoresThePreviousSignalHandler() throws {
+        let signal = WatchdogConfiguration.parseSignal("SIGRTMIN+9")!
+        var previous = sigaction()
+        var custom = sigaction()
+        custom.__sigaction_handler.sa_handler = { _ in }
+        sigaction(signal, &custom, &previous)
+        defer { sigaction(signal, &previous, nil) }
+
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        var settings = WatchdogConfiguration(name: "restore", threshold: .milliseconds(50))
+        settings.signal = signal
+        settings.metrics = false
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        try watchdog.start()
+        var during = sigaction()
+        sigaction(signal, nil, &during)
+        #expect(unsafeBitCast(during.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+        watchdog.stop()
+        var after = sigaction()
+        sigaction(signal, nil, &after)
+        #expect(unsafeBitCast(after.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(custom.__sigaction_handler.sa_handler, to: Int.self))
+    }
+}
+
+func allSymbols(_ node: CallTreeNode) -> [String] {
+    (node.frame?.symbol.map { [$0] } ?? []) + node.children.flatMap(allSymbols)
+}
+
+final class LockForProbeTest: @unchecked Sendable {  // the mutex is the synchronisation
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(mutex, nil) }
+
+    func hold(milliseconds: Int, holding: DispatchSemaphore) {
+        pthread_mutex_lock(mutex)
+        holding.signal()
+        usleep(UInt32(milliseconds) * 1000)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+@inline(never)
+func waitForLockForProbeTest(_ lock: LockForProbeTest) {
+    pthread_mutex_lock(lock.mutex)
+    pthread_mutex_unlock(lock.mutex)
+}
