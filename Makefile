@@ -1,7 +1,7 @@
 # The two commands of the README's quick start: `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: setup run test build release format lint html-check
+.PHONY: setup run test build release format lint html-check baseline gate-check
 
 setup:
 	@./scripts/setup.sh
@@ -39,3 +39,11 @@ html-check: setup
 		.build/debug/perfkit report .build/html-check/$$name.json -o .build/html-check/$$name.html && \
 		./scripts/html-check.sh .build/html-check/$$name.html .build/html-check/$$name.png || exit 1; \
 	done
+
+# Refreshes the committed baseline CI gates on (instructions and allocations); commit the result.
+baseline: release
+	.build/release/perfkit baseline update --output Reports/baseline.json
+
+# What the regression gate catches and wrongly flags on this machine (slow: ~10-20 minutes).
+gate-check: setup
+	./scripts/gate-check.sh

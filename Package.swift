@@ -69,6 +69,8 @@ let package = Package(
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
         .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
+        // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
+        .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
         .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),

@@ -97,6 +97,8 @@ void charness_callgrind_start(void) {
 
 void charness_callgrind_stop(void) { CALLGRIND_TOGGLE_COLLECT; }
 
+void charness_callgrind_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
+
 static volatile sig_atomic_t interrupted_flag = 0;
 
 static void on_interrupt(int signo) {

@@ -9,6 +9,8 @@ public struct Measurement: Sendable {
     public var counters: [String: Double]
     /// Set when the time budget ended sampling before `samples` were collected.
     public var stoppedByBudget: Bool
+    /// Where the samples' instruction counts came from, when they have any ("callgrind").
+    public var instructionsSource: String? = nil
 
     public var id: String { benchmark.id(parameter: parameter) }
 }
@@ -24,11 +26,18 @@ public final class BenchmarkRunner {
     private let counters: HardwareCounters?
     /// Why instruction and cycle counts are missing, when they are.
     public let hardwareCountersUnavailableReason: String?
+    /// Set when perfkit runs itself under callgrind (`--instructions`): instructions are counted
+    /// there instead, and samples are sized by instructions rather than time.
+    let callgrind: CallgrindInstructionCounter?
 
     public init(configuration: RunConfiguration) {
         self.configuration = configuration
         self.clockOverheadNanoseconds = MonotonicClock.measureOverhead()
-        if configuration.hardwareCounters {
+        self.callgrind = CallgrindInstructionCounter.fromEnvironment()
+        if callgrind != nil {
+            self.counters = nil
+            self.hardwareCountersUnavailableReason = "running under valgrind (instructions counted by callgrind)"
+        } else if configuration.hardwareCounters {
             switch HardwareCounters.open() {
             case .success(let counters):
                 self.counters = counters
@@ -53,7 +62,12 @@ public final class BenchmarkRunner {
             MetricAvailability(
                 metric: .allocations, available: configuration.allocationCounter != nil,
                 reason: configuration.allocationCounter == nil ? "not requested (use --allocations)" : nil),
-            MetricAvailability(metric: .instructions, available: counters != nil, reason: counterReason),
+            callgrind != nil
+                ? MetricAvailability(
+                    metric: .instructions, available: true,
+                    reason: "counted by callgrind (valgrind) around the measured region only; time under valgrind "
+                        + "is not meaningful")
+                : MetricAvailability(metric: .instructions, available: counters != nil, reason: counterReason),
             MetricAvailability(metric: .cycles, available: counters != nil, reason: counterReason),
         ]
     }
@@ -66,6 +80,15 @@ public final class BenchmarkRunner {
         let instance = try benchmark.instantiate(parameter: parameter)
         defer { instance.tearDown() }
 
+        if let callgrind {
+            guard
+                let samples = measureCountingInstructions(
+                    instance, id: benchmark.id(parameter: parameter), callgrind: callgrind, shouldStop: shouldStop)
+            else { return nil }
+            return Measurement(
+                benchmark: benchmark, parameter: parameter, samples: samples, counters: instance.counters,
+                stoppedByBudget: false, instructionsSource: CallgrindInstructionCounter.source)
+        }
         let iterations = calibrate(instance)
         warmUp(instance, iterations: iterations, shouldStop: shouldStop)
 

@@ -18,4 +18,11 @@ public let harnessSuite = BenchmarkSuite(
         Benchmark("Harness/baseline/allocate-array", throughput: .items(1)) { n in
             for i in 0..<n { blackHole([Int](repeating: i, count: 16)) }
         },
+        // A known amount of serial work; scripts/gate-check.sh injects slowdowns into it.
+        Benchmark(
+            "Harness/fixed-work/fnv1a-4k", throughput: { _ in .bytes(4096) },
+            setup: { _ in FixedWork(bytes: 4096) },
+            body: { work, n in
+                for _ in 0..<n { blackHole(work.hash()) }
+            }),
     ])

@@ -35,7 +35,8 @@ public enum ResultAnalysis {
             allocationsPerOperation: perOperation(samples, \.allocations),
             allocatedBytesPerOperation: perOperation(samples, \.allocatedBytes),
             instructionsPerOperation: perOperation(samples, \.instructions),
-            instructionsSource: samples.first?.instructions == nil ? nil : "perf_event",
+            instructionsSource: samples.first?.instructions == nil
+                ? nil : measurement.instructionsSource ?? "perf_event",
             warnings: warnings,
             counters: measurement.counters)
     }

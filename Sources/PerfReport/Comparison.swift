@@ -11,6 +11,8 @@ public struct Comparison: Codable, Sendable, Equatable {
     /// How p-values were adjusted for testing many benchmarks at once, e.g. "holm".
     public var multipleComparisonControl: String
     public var entries: [ComparisonEntry]
+    /// Benchmarks left out of the verdicts, each with the reason (gated metric missing on a side, …).
+    public var skipped: [String]? = nil
 
     public init(
         baselineCreatedAt: Date?, baselineEnvironment: Environment?, thresholdPercent: Double, alpha: Double,

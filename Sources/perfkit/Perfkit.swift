@@ -14,6 +14,8 @@ struct Perfkit: ParsableCommand {
             ListCommand.self,
             RunCommand.self,
             CompareCommand.self,
+            BaselineCommand.self,
+            CICommand.self,
             ScaleCommand.self,
             StartupCommand.self,
             WatchDemoCommand.self,

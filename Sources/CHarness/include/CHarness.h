@@ -40,6 +40,9 @@ int charness_running_on_valgrind(void);
 /// (no-ops outside valgrind).
 void charness_callgrind_start(void);
 void charness_callgrind_stop(void);
+/// Writes callgrind's counts since the last dump or zeroing to the next numbered part of the
+/// output file (`<out>.<n>`), labelled with `label`, and zeroes them (no-op outside valgrind).
+void charness_callgrind_dump(const char *label);
 
 /// Installs a SIGINT handler that only sets a flag (and restores the default action, so a second
 /// Ctrl-C ends the process at once).

@@ -43,8 +43,17 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var comparison: ComparisonOptions
 
+    @OptionGroup var gate: GateOptions
+
     @Flag(help: "Count allocations per operation (re-executes perfkit with malloc-interposer preloaded).")
     var allocations = false
+
+    @Flag(
+        help: """
+            Count instructions per operation deterministically: re-executes perfkit under valgrind's callgrind, \
+            counting only the measured regions (iterations are then sized by instructions, not time).
+            """)
+    var instructions = false
 
     @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
     var allowDebugBuild = false
@@ -56,6 +65,9 @@ struct RunCommand: ParsableCommand {
         }
         _ = try OutputFormat.parseList(format)
         try comparison.validate()
+        if baseline == nil && (gate.gateMetric != nil || gate.summary != nil) {
+            throw ValidationError("--gate-metric and --summary need --baseline")
+        }
     }
 
     func run() throws {
@@ -66,6 +78,7 @@ struct RunCommand: ParsableCommand {
         if allocations && !InterposedAllocationCounter.isPreloaded {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
+        if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
         let formats = try OutputFormat.parseList(format)
         let selection: BenchmarkSelection
         do {
@@ -87,7 +100,7 @@ struct RunCommand: ParsableCommand {
             filter: filter, quick: quick, samples: configuration.samples,
             timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
             minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: allocations,
-            instructions: false)
+            instructions: instructions)
         let session = BenchmarkSession(
             selection: selection, configuration: configuration, settings: settings,
             buildConfiguration: buildConfiguration)
@@ -98,7 +111,8 @@ struct RunCommand: ParsableCommand {
         progress.finish()
 
         if let baselineReport {
-            report.comparison = comparison.comparator.compare(baseline: baselineReport, current: report)
+            report.comparison = try gate.compare(
+                baseline: baselineReport, current: report, comparator: comparison.comparator)
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
 
@@ -108,7 +122,9 @@ struct RunCommand: ParsableCommand {
         }
         if let reason = report.incompleteReason { print("warning: the report is incomplete: \(reason)") }
         if let result = report.comparison {
-            print(MarkdownSummary.comparison(result, title: "compared with \(baseline ?? "baseline")"))
+            let summary = GateSummary.markdown(result, title: "compared with \(baseline ?? "baseline")")
+            print(summary)
+            try gate.writeSummary(summary)
         }
         for url in written { print("report: \(url.path)") }
 

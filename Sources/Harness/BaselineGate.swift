@@ -1,0 +1,84 @@
+import PerfReport
+
+/// Gates a run on a committed baseline by machine-stable metrics only.
+///
+/// Wall time measured on another machine (or on this one under other neighbours) says little
+/// about this run, so a committed baseline is compared by exact counts: instructions (callgrind or
+/// hardware counters) and allocations. A benchmark that lacks a gated metric on either side, or
+/// exists on one side only (a suite merged after the baseline was made), is skipped with a note,
+/// never failed; time is compared build against build by `perfkit ci` instead.
+public enum BaselineGate {
+    /// The metrics that mean the same on every run of the same binary.
+    public static let stableMetrics: [Metric] = [.instructions, .allocations]
+
+    public static func compare(
+        baseline: Report, current: Report, metrics: [Metric], comparator: Comparator
+    ) -> Comparison {
+        let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var skipped: [String] = []
+        for id in Set(baselineByID.keys).symmetricDifference(currentByID.keys).sorted() {
+            skipped.append(
+                baselineByID[id] == nil
+                    ? "\(id): not in the baseline (refresh it with `perfkit baseline update`)"
+                    : "\(id): in the baseline but not in this run")
+        }
+
+        var entries: [ComparisonEntry] = []
+        for metric in metrics {
+            // Compare only what both sides measured the same way; the comparator would fall back to
+            // wall time for the rest, which is exactly what a committed baseline must not gate on.
+            var comparable: [String] = []
+            for id in Set(baselineByID.keys).intersection(currentByID.keys).sorted() {
+                if let reason = whyNotComparable(baselineByID[id]!, currentByID[id]!, metric: metric) {
+                    skipped.append("\(id): \(reason)")
+                } else {
+                    comparable.append(id)
+                }
+            }
+            let ids = Set(comparable)
+            var old = baseline
+            old.benchmarks = baseline.benchmarks.filter { ids.contains($0.id) }
+            var new = current
+            new.benchmarks = current.benchmarks.filter { ids.contains($0.id) }
+            entries += comparator.compare(baseline: old, current: new, metric: metric).entries
+        }
+        var comparison = Comparison(
+            baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment,
+            thresholdPercent: comparator.thresholdPercent, alpha: comparator.alpha,
+            multipleComparisonControl: Comparator.multipleComparisonControl, entries: entries)
+        comparison.skipped = skipped
+        return comparison
+    }
+
+    /// Why `metric` cannot be compared exactly for this benchmark, or nil when it can.
+    static func whyNotComparable(_ baseline: BenchmarkResult, _ current: BenchmarkResult, metric: Metric) -> String? {
+        switch metric {
+        case .instructions:
+            guard baseline.instructionsPerOperation != nil else { return "instructions not counted in the baseline" }
+            guard current.instructionsPerOperation != nil else {
+                return "instructions not counted in this run (use --instructions)"
+            }
+            if let old = baseline.instructionsSource, let new = current.instructionsSource, old != new {
+                return "instructions counted by \(old) in the baseline but by \(new) here, not comparable"
+            }
+            if let reason = InstructionDeterminism.unstableReason(baseline) { return "in the baseline, \(reason)" }
+            if let spread = InstructionDeterminism.sampleSpreadPercent(current),
+                spread > InstructionDeterminism.tolerancePercent
+            {
+                return "instructions per operation moved by \(InstructionDeterminism.format(spread))% between this "
+                    + "run's samples (more than \(InstructionDeterminism.format(InstructionDeterminism.tolerancePercent))%); "
+                    + "not gated"
+            }
+            return nil
+        case .allocations:
+            guard baseline.allocationsPerOperation != nil else { return "allocations not counted in the baseline" }
+            guard current.allocationsPerOperation != nil else {
+                return "allocations not counted in this run (use --allocations)"
+            }
+            return nil
+        case .wallTime, .cpuTime, .cycles, .contextSwitches:
+            return "\(metric.rawValue) is not machine-stable, so it is not gated on a committed baseline"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PerfReport
+
+/// Which instruction counts are deterministic enough to gate on.
+///
+/// Under callgrind a single-threaded body executes the same instructions every time, but not
+/// every body is: work spread over threads (dispatch queues, parallel loops) counts the pool's
+/// spinning and waiting, and some library code takes address-dependent paths (a large `memcpy`
+/// differed by 27% between two processes here, identical within each). So `perfkit baseline
+/// update` measures twice and marks every benchmark whose counts moved, within a run or between
+/// the runs, by more than `tolerancePercent`; the gate skips those with a note, as it does any
+/// current run whose own samples disagree.
+public enum InstructionDeterminism {
+    public static let rule = "instructions-not-deterministic"
+    /// Far below the gate's threshold (2% in CI): a count that moves more than this on its own is
+    /// not a count to gate on.
+    public static let tolerancePercent = 0.5
+
+    /// The largest relative difference in percent between the per-operation counts of `values`.
+    static func spreadPercent(_ values: [Double]) -> Double {
+        guard let low = values.min(), let high = values.max(), high > 0 else { return 0 }
+        return low > 0 ? (high - low) / low * 100 : .infinity
+    }
+
+    /// Per-operation instruction counts of each sample, when every sample has one.
+    static func perOperation(_ result: BenchmarkResult) -> [Double]? {
+        var values: [Double] = []
+        for sample in result.samples {
+            guard let instructions = sample.instructions else { return nil }
+            values.append(instructions / Double(max(sample.iterations, 1)))
+        }
+        return values.isEmpty ? nil : values
+    }
+
+    /// How far this result's own samples disagree, in percent (nil without instruction counts).
+    public static func sampleSpreadPercent(_ result: BenchmarkResult) -> Double? {
+        perOperation(result).map(spreadPercent)
+    }
+
+    /// `report` with a warning (rule `rule`) on every benchmark whose instruction counts moved by
+    /// more than the tolerance within its samples or between `report` and `repeats` (other runs of
+    /// the same binary).
+    public static func marked(_ report: Report, repeats: [Report]) -> Report {
+        var result = report
+        let others = repeats.map { Dictionary($0.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+        for index in result.benchmarks.indices {
+            let benchmark = result.benchmarks[index]
+            guard let own = benchmark.instructionsPerOperation else { continue }
+            let counts = [own] + others.compactMap { $0[benchmark.id]?.instructionsPerOperation }
+            let between = spreadPercent(counts)
+            let within = sampleSpreadPercent(benchmark) ?? 0
+            guard max(between, within) > tolerancePercent else { continue }
+            let message =
+                "instructions per operation moved by \(format(max(between, within)))% "
+                + (between >= within ? "between \(counts.count) runs" : "between the samples of one run")
+                + " under callgrind (more than \(format(tolerancePercent))%); not gated"
+            result.benchmarks[index].warnings.append(Warning(rule: rule, message: message))
+        }
+        return result
+    }
+
+    /// The reason recorded by `marked`, if this result's count is not deterministic.
+    public static func unstableReason(_ result: BenchmarkResult) -> String? {
+        result.warnings.first { $0.rule == rule }?.message
+    }
+
+    static func format(_ value: Double) -> String { value.isFinite ? String(format: "%.2f", value) : "∞" }
+}

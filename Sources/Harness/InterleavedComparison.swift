@@ -1,0 +1,101 @@
+import PerfReport
+
+/// Comparing two builds by time on one machine, as `perfkit ci` does: each side runs in several
+/// separate processes, alternating A B B A A B …, so a slow minute on a shared machine lands on
+/// both sides rather than on one. The rounds' samples are merged per side and compared once
+/// (Mann–Whitney, Holm across all benchmarks, effect beyond the threshold); benchmarks whose
+/// verdict is "regressed" are measured again, interleaved, and only a regression the re-run
+/// confirms stands.
+public enum InterleavedComparison {
+    /// Which side runs first in each round: alternating, so neither side always runs right after
+    /// the other (caches, frequency, the neighbours' rhythm).
+    public static func order(round: Int) -> (first: Side, second: Side) {
+        round.isMultiple(of: 2) ? (.baseline, .current) : (.current, .baseline)
+    }
+
+    public enum Side: String, Sendable {
+        case baseline, current
+    }
+
+    /// One report from several rounds of the same benchmarks: every benchmark's samples in round
+    /// order, statistics and stability warnings recomputed over all of them. Settings, environment
+    /// and metrics come from the first round; the merge is complete only if every round was.
+    /// Returns nil for no reports.
+    public static func merge(_ reports: [Report]) -> Report? {
+        guard var merged = reports.first else { return nil }
+        var order: [String] = []
+        var byID: [String: BenchmarkResult] = [:]
+        for report in reports {
+            for result in report.benchmarks {
+                if var existing = byID[result.id] {
+                    existing.samples += result.samples
+                    byID[result.id] = existing
+                } else {
+                    order.append(result.id)
+                    byID[result.id] = result
+                }
+            }
+        }
+        merged.benchmarks = order.map { id in
+            var result = byID[id]!
+            let wall = SampleStatistics.summarize(result.samples.map(\.wallNanosecondsPerOperation))
+            result.wallTime = wall
+            let cpu = result.samples.compactMap { sample in
+                sample.cpuNanoseconds.map { $0 / Double(max(sample.iterations, 1)) }
+            }
+            result.cpuTime = cpu.count == result.samples.count && !cpu.isEmpty ? SampleStatistics.summarize(cpu) : nil
+            result.warnings = StabilityRules.warnings(for: wall, samples: result.samples)
+            return result
+        }
+        let incomplete = reports.compactMap { $0.complete ? nil : ($0.incompleteReason ?? "incomplete") }
+        merged.complete = incomplete.isEmpty
+        merged.incompleteReason = incomplete.isEmpty ? nil : incomplete.joined(separator: "; ")
+        merged.settings.samples = reports.map(\.settings.samples).reduce(0, +)
+        return merged
+    }
+
+    /// The benchmarks to measure again before deciding: those the first comparison calls regressed.
+    public static func suspects(_ comparison: Comparison) -> [String] {
+        comparison.entries.filter { $0.verdict == .regressed }.map(\.id)
+    }
+
+    /// The final verdicts: the first comparison, with each suspect's entry replaced by the re-run's.
+    /// A regression stands only when the re-run finds it too; otherwise the re-run's verdict is
+    /// used and the explanation says the first run's was not confirmed. A suspect the re-run did
+    /// not measure stays regressed (a gate does not pass on missing data).
+    public static func confirm(first: Comparison, rerun: Comparison) -> Comparison {
+        let rerunByID = Dictionary(rerun.entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var result = first
+        result.entries = first.entries.map { entry in
+            guard entry.verdict == .regressed else { return entry }
+            guard var again = rerunByID[entry.id], again.verdict != .added, again.verdict != .removed else {
+                var kept = entry
+                kept.explanation += "; the re-run did not measure it, so the regression stands"
+                return kept
+            }
+            let firstChange = entry.ratio.map { UnitFormat.change(ratio: $0) } ?? "?"
+            if again.verdict == .regressed {
+                again.explanation = "confirmed by a re-run: \(again.explanation) (first run \(firstChange))"
+            } else {
+                again.explanation =
+                    "the first run's regression (\(firstChange)) was not confirmed by a re-run: \(again.explanation)"
+            }
+            return again
+        }
+        return result
+    }
+
+    /// A regular expression that matches exactly these benchmark ids (for `perfkit run --filter`).
+    public static func filter(matchingExactly ids: [String]) -> String {
+        "^(" + ids.map(escapeRegex).joined(separator: "|") + ")$"
+    }
+
+    static func escapeRegex(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if #"\^$.|?*+()[]{}"#.contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import Harness
+import PerfReport
+
+/// `perfkit baseline update`: refreshes the committed baseline that CI gates on.
+struct BaselineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "baseline",
+        abstract: "Manage the committed baseline that CI gates on (instructions and allocations).",
+        subcommands: [Update.self]
+    )
+
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "update",
+            abstract: "Measure the CI configuration and write it as the baseline.",
+            discussion: """
+                Runs `perfkit run --instructions --allocations --quick` (the configuration `.ci/run` gates \
+                with) in a separate process and writes its report atomically. Only machine-stable metrics \
+                are gated on it. Refuses to run in CI (environment variable CI set): a baseline is \
+                refreshed deliberately and committed, never silently.
+                """
+        )
+
+        @Option(help: "Where to write the baseline.")
+        var output = "Reports/baseline.json"
+
+        @Option(help: "Only measure benchmarks whose id matches this regular expression.")
+        var filter: String?
+
+        @Option(
+            help: """
+                Measuring runs: benchmarks whose instruction counts differ between them (threads, \
+                address-dependent code) are marked and not gated.
+                """)
+        var runs = 2
+
+        @Flag(help: "Do not count allocations (instructions only).")
+        var noAllocations = false
+
+        @Flag(help: "Update even though the CI environment variable is set.")
+        var allowCI = false
+
+        func validate() throws {
+            guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        }
+
+        func run() throws {
+            if ProcessInfo.processInfo.environment["CI"].map({ !$0.isEmpty && $0 != "0" && $0 != "false" }) == true
+                && !allowCI
+            {
+                throw PerfkitError(
+                    "\(output): not updating the baseline in CI (CI is set); refresh it on purpose and commit it")
+            }
+            let previous = FileManager.default.fileExists(atPath: output) ? try? loadReport(output) : nil
+            let work = URL(fileURLWithPath: NSTemporaryDirectory())
+                .appendingPathComponent("perfkit-baseline-\(UUID().uuidString.prefix(8))")
+            defer { try? FileManager.default.removeItem(at: work) }
+
+            var reports: [Report] = []
+            for index in 0..<runs {
+                let directory = work.appendingPathComponent("run-\(index)")
+                var arguments = ["run", "--instructions", "--quick", "--output", directory.path]
+                if !noAllocations { arguments.append("--allocations") }
+                if let filter { arguments += ["--filter", filter] }
+                printError("baseline: measuring run \(index + 1) of \(runs)\n")
+                let status = try PerfkitProcess.run(arguments)
+                guard status == 0 else { throw PerfkitError("\(output): the measuring run failed (exit \(status))") }
+                let measured = try PerfkitProcess.onlyReport(in: directory)
+                guard measured.complete else {
+                    throw PerfkitError(
+                        "\(output): the measuring run was incomplete: \(measured.incompleteReason ?? "?")")
+                }
+                reports.append(measured)
+            }
+            let report = InstructionDeterminism.marked(reports[0], repeats: Array(reports.dropFirst()))
+            let uncounted = report.benchmarks.filter { $0.instructionsPerOperation == nil }.map(\.id)
+            guard uncounted.isEmpty else {
+                throw PerfkitError("\(output): no instruction counts for \(uncounted.joined(separator: ", "))")
+            }
+            do {
+                try AtomicFile.write(try ReportCoding.encode(report), to: URL(fileURLWithPath: output))
+            } catch let error as AtomicFile.WriteError {
+                throw PerfkitError(error.description)
+            }
+            print("baseline: \(output): \(report.benchmarks.count) benchmarks")
+            for benchmark in report.benchmarks {
+                if let reason = InstructionDeterminism.unstableReason(benchmark) {
+                    print("baseline: \(benchmark.id): \(reason)")
+                }
+            }
+            if let previous {
+                let changes = BaselineGate.compare(
+                    baseline: previous, current: report, metrics: BaselineGate.stableMetrics,
+                    comparator: Harness.Comparator()
+                )
+                print(ComparisonText.render(changes), terminator: "")
+                for line in changes.skipped ?? [] { print("not compared: \(line)") }
+            }
+        }
+    }
+}
+
+/// Runs this perfkit executable as a child process, for commands made of other commands.
+enum PerfkitProcess {
+    static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+
+    /// Runs `perfkit <arguments>` (or another perfkit binary), its output going to our stderr so
+    /// that our stdout stays the command's own result (or nowhere when `quiet`). Returns the exit status.
+    static func run(
+        _ arguments: [String], executable: URL = PerfkitProcess.executable, environment: [String: String]? = nil,
+        quiet: Bool = false
+    ) throws -> Int32 {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = quiet ? FileHandle.nullDevice : FileHandle.standardError
+        do {
+            try process.run()
+        } catch {
+            throw PerfkitError("\(executable.path): cannot start: \(error)")
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// The one report a run wrote under `directory` (`<directory>/<timestamp>/report.json`).
+    static func onlyReport(in directory: URL) throws -> Report {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let reports = entries.sorted().map {
+            directory.appendingPathComponent($0).appendingPathComponent("report.json")
+        }
+        .filter { FileManager.default.fileExists(atPath: $0.path) }
+        guard reports.count == 1 else {
+            throw PerfkitError("\(directory.path): expected one report, found \(reports.count)")
+        }
+        return try loadReport(reports[0].path)
+    }
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import Harness
+import PerfReport
+
+/// `perfkit ci --against REV`: the time gate of a pull request, two builds on the same machine in
+/// the same job.
+struct CICommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ci",
+        abstract: "Compare this build's times with another revision's, interleaved, and gate on regressions.",
+        discussion: """
+            Builds REV in a separate git worktree with its own build folder, then runs both perfkit \
+            binaries in alternating separate processes (A B, B A, …), merges each side's samples and \
+            compares them (Mann-Whitney U, Holm correction, effect beyond the threshold). Benchmarks \
+            whose verdict is "regressed" are measured again, interleaved, and a regression stands only \
+            if the re-run confirms it. Writes a markdown summary; exit 2 on a regression.
+            """
+    )
+
+    @Option(help: "The revision to compare against (a commit, branch or tag of this repository).")
+    var against: String?
+
+    @Option(help: "Use this perfkit binary as the baseline side instead of building --against.")
+    var baselineBinary: String?
+
+    @Option(help: "The perfkit binary of the current side (default: this one).")
+    var currentBinary: String?
+
+    @Option(help: "Build folder for REV (default: a temporary one; reuse one to build faster).")
+    var scratchPath: String?
+
+    @Option(help: "Only compare benchmarks whose id matches this regular expression.")
+    var filter: String?
+
+    @Option(help: "Interleaved rounds per side.")
+    var rounds = 3
+
+    @Option(help: "Interleaved rounds per side when re-measuring suspected regressions (0: no re-run).")
+    var rerunRounds = 3
+
+    @Option(help: "Samples per benchmark in each round.")
+    var samples = 8
+
+    @Option(name: .customLong("time-budget"), help: "Seconds of measurement per benchmark in each round.")
+    var timeBudget = 0.1
+
+    @Option(
+        help: ArgumentHelp(
+            "The time compared: cpuTime or wallTime.",
+            discussion: """
+                Process CPU time by default: on a shared machine a benchmark that is descheduled for a \
+                while gets slower in wall time but not in CPU time, and neighbours come and go between rounds.
+                """))
+    var metric: TimeMetric = .cpuTime
+
+    enum TimeMetric: String, ExpressibleByArgument, CaseIterable {
+        case cpuTime, wallTime
+        var metric: Metric { self == .cpuTime ? .cpuTime : .wallTime }
+    }
+
+    @OptionGroup var comparison: ComparisonOptions
+
+    @Option(help: "Write the markdown summary (for the pull request) here, atomically.")
+    var summary = "Reports/ci-summary.md"
+
+    @Option(help: "Directory under which the merged reports are written (<output>/ci-<timestamp>/).")
+    var output = "Reports"
+
+    func validate() throws {
+        guard (against == nil) != (baselineBinary == nil) else {
+            throw ValidationError("give exactly one of --against REV and --baseline-binary PATH")
+        }
+        guard rounds >= 1, rerunRounds >= 0 else { throw ValidationError("--rounds must be ≥ 1, --rerun-rounds ≥ 0") }
+        guard samples >= 2 else { throw ValidationError("--samples must be at least 2") }
+        guard timeBudget > 0, timeBudget.isFinite else { throw ValidationError("--time-budget must be positive") }
+        try comparison.validate()
+    }
+
+    func run() throws {
+        let start = Date()
+        let work = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("perfkit-ci-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var cleanups: [() -> Void] = [{ try? FileManager.default.removeItem(at: work) }]
+        defer { for cleanup in cleanups.reversed() { cleanup() } }
+
+        let baselineExecutable: URL
+        if let baselineBinary {
+            baselineExecutable = URL(fileURLWithPath: baselineBinary)
+        } else {
+            let build = try RevisionBuild.make(revision: against!, work: work, scratchPath: scratchPath)
+            cleanups.append(build.remove)
+            baselineExecutable = build.executable
+        }
+        let sides = Sides(
+            baseline: baselineExecutable,
+            current: currentBinary.map { URL(fileURLWithPath: $0) } ?? PerfkitProcess.executable)
+        let comparator = comparison.comparator
+
+        // First pass: every selected benchmark, interleaved.
+        let first = try sides.interleaved(filter: filter, rounds: rounds, settings: self, work: work, label: "pass1")
+        let firstComparison = comparator.compare(
+            baseline: first.baseline, current: first.current, metric: metric.metric)
+        let suspects = InterleavedComparison.suspects(firstComparison)
+
+        var final = firstComparison
+        var notes = [
+            "\(rounds) interleaved rounds per side, \(samples) samples per benchmark per round "
+                + "(\(first.current.benchmarks.first?.samples.count ?? 0) per side merged)"
+        ]
+        var current = first.current
+        if !suspects.isEmpty && rerunRounds > 0 {
+            printError(
+                "ci: re-measuring \(suspects.count) suspected regression(s): \(suspects.joined(separator: ", "))\n")
+            let again = try sides.interleaved(
+                filter: InterleavedComparison.filter(matchingExactly: suspects), rounds: rerunRounds, settings: self,
+                work: work, label: "rerun")
+            let rerunComparison = comparator.compare(
+                baseline: again.baseline, current: again.current, metric: metric.metric)
+            final = InterleavedComparison.confirm(first: firstComparison, rerun: rerunComparison)
+            notes.append(
+                "\(suspects.count) first-pass regression(s) re-measured in \(rerunRounds) more rounds; "
+                    + "\(InterleavedComparison.suspects(final).count) confirmed")
+        } else {
+            notes.append("no first-pass regression, so nothing was re-measured")
+        }
+        notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))
+        current.comparison = final
+
+        let title = "perfkit ci: this build vs \(against ?? baselineExecutable.path) (\(metric.rawValue))"
+        let text = GateSummary.markdown(final, title: title, notes: notes)
+        print(text, terminator: "")
+        try writeOutputs(text: text, baseline: first.baseline, current: current)
+        if final.hasRegression { throw ExitCode(2) }
+    }
+
+    private func writeOutputs(text: String, baseline: Report, current: Report) throws {
+        do {
+            try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
+            let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+            let directory = writer.directory
+            try AtomicFile.write(try ReportCoding.encode(current), to: directory.appendingPathComponent("report.json"))
+            try AtomicFile.write(
+                try ReportCoding.encode(baseline), to: directory.appendingPathComponent("baseline-report.json"))
+            print("summary: \(summary)\nreport: \(directory.path)/report.json")
+        } catch let error as AtomicFile.WriteError {
+            throw PerfkitError(error.description)
+        }
+    }
+
+    /// The two perfkit binaries and how one round of each is run.
+    struct Sides {
+        var baseline: URL
+        var current: URL
+
+        func interleaved(
+            filter: String?, rounds: Int, settings: CICommand, work: URL, label: String
+        ) throws -> (baseline: Report, current: Report) {
+            var reports: [InterleavedComparison.Side: [Report]] = [:]
+            for round in 0..<rounds {
+                let order = InterleavedComparison.order(round: round)
+                for side in [order.first, order.second] {
+                    let directory = work.appendingPathComponent("\(label)-\(side.rawValue)-\(round)")
+                    var arguments = [
+                        "run", "--quick", "--samples", "\(settings.samples)", "--time-budget", "\(settings.timeBudget)",
+                        "--output", directory.path,
+                    ]
+                    if let filter { arguments += ["--filter", filter] }
+                    let executable = side == .baseline ? baseline : current
+                    printError("ci: \(label) round \(round + 1)/\(rounds): \(side.rawValue)\n")
+                    let status = try PerfkitProcess.run(arguments, executable: executable, quiet: true)
+                    guard status == 0 else {
+                        throw PerfkitError("\(executable.path): `perfkit run` failed with exit status \(status)")
+                    }
+                    reports[side, default: []].append(try PerfkitProcess.onlyReport(in: directory))
+                }
+            }
+            guard let old = InterleavedComparison.merge(reports[.baseline] ?? []),
+                let new = InterleavedComparison.merge(reports[.current] ?? [])
+            else { throw PerfkitError("\(work.path): no reports were written") }
+            return (old, new)
+        }
+    }
+}
+
+/// A release build of another revision, in its own git worktree and build folder.
+struct RevisionBuild {
+    var executable: URL
+    var remove: () -> Void
+
+    static func make(revision: String, work: URL, scratchPath: String?) throws -> RevisionBuild {
+        let source = work.appendingPathComponent("source")
+        let scratch = scratchPath.map { URL(fileURLWithPath: $0) } ?? work.appendingPathComponent("build")
+        printError("ci: checking out \(revision) in \(source.path)\n")
+        guard try tool("git", ["worktree", "add", "--detach", "--quiet", source.path, revision]) == 0 else {
+            throw PerfkitError("\(revision): cannot check out this revision in a separate worktree (git worktree add)")
+        }
+        let remove = { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
+        printError("ci: building \(revision) (release) in \(scratch.path)\n")
+        let built = try tool(
+            "swift",
+            [
+                "build", "-c", "release", "--product", "perfkit", "--package-path", source.path, "--scratch-path",
+                scratch.path,
+            ])
+        guard built == 0 else {
+            remove()
+            throw PerfkitError("\(revision): the release build failed (swift build exit status \(built))")
+        }
+        return RevisionBuild(executable: scratch.appendingPathComponent("release/perfkit"), remove: remove)
+    }
+
+    /// Runs a tool from PATH, its output on our stderr.
+    static func tool(_ name: String, _ arguments: [String]) throws -> Int32 {
+        guard let path = CallgrindLauncher.findOnPath(name) else { throw PerfkitError("\(name): not found on PATH") }
+        return try PerfkitProcess.run(arguments, executable: URL(fileURLWithPath: path))
+    }
+}

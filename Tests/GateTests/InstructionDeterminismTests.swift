@@ -1,0 +1,55 @@
+import PerfReport
+import Testing
+
+@testable import Harness
+
+@Suite struct InstructionDeterminismTests {
+    /// A result whose samples counted these instructions per operation (1000 iterations each).
+    func counted(_ id: String, _ perOperation: [Double]) -> BenchmarkResult {
+        var result = GateFixtures.result(
+            id, nanosecondsPerOperation: perOperation.map { _ in 10 },
+            instructions: perOperation.reduce(0, +) / Double(perOperation.count))
+        for index in result.samples.indices { result.samples[index].instructions = perOperation[index] * 1000 }
+        return result
+    }
+
+    @Test func countsThatMoveBetweenRunsOrSamplesAreMarked() {
+        let first = GateFixtures.report([
+            counted("S/g/steady", [1000, 1000, 1000]),
+            counted("S/g/address-dependent", [1000, 1000, 1000]),
+            counted("S/g/threaded", [1000, 1300, 900]),
+            counted("S/g/malloc-residue", [1000, 1001, 1000]),
+        ])
+        let second = GateFixtures.report([
+            counted("S/g/steady", [1000, 1000, 1000]),
+            counted("S/g/address-dependent", [1270, 1270, 1270]),
+            counted("S/g/threaded", [1000, 1000, 1000]),
+            counted("S/g/malloc-residue", [1000, 1000, 1002]),
+        ])
+        let marked = InstructionDeterminism.marked(first, repeats: [second])
+        let reasons = marked.benchmarks.map(InstructionDeterminism.unstableReason)
+        #expect(reasons[0] == nil)
+        #expect(reasons[1]?.contains("moved by 27.00% between 2 runs") == true)
+        #expect(reasons[2]?.contains("between the samples of one run") == true)
+        #expect(reasons[3] == nil)
+    }
+
+    @Test func theGateSkipsMarkedBaselinesAndUnsteadyCurrentRuns() {
+        let baseline = InstructionDeterminism.marked(
+            GateFixtures.report([
+                counted("S/g/steady", [1000, 1000, 1000]), counted("S/g/threaded", [1000, 1300, 900]),
+                counted("S/g/now-unsteady", [1000, 1000, 1000]),
+            ]), repeats: [])
+        let current = GateFixtures.report([
+            counted("S/g/steady", [1100, 1100, 1100]), counted("S/g/threaded", [2000, 2000, 2000]),
+            counted("S/g/now-unsteady", [1000, 1500, 1000]),
+        ])
+        let comparison = BaselineGate.compare(
+            baseline: baseline, current: current, metrics: [.instructions], comparator: Comparator(thresholdPercent: 2))
+        #expect(comparison.entries.map(\.id) == ["S/g/steady"])
+        #expect(comparison.entries.first?.verdict == .regressed)
+        let skipped = comparison.skipped ?? []
+        #expect(skipped.contains { $0.hasPrefix("S/g/threaded: in the baseline, instructions per operation moved") })
+        #expect(skipped.contains { $0.hasPrefix("S/g/now-unsteady: instructions per operation moved by 50.00%") })
+    }
+}
