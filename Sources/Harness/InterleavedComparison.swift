@@ -73,7 +73,7 @@ public enum InterleavedComparison {
                 kept.explanation += "; the re-run did not measure it, so the regression stands"
                 return kept
             }
-            let firstChange = entry.ratio.map { UnitFormat.change(ratio: $0) } ?? "?"
+            let firstChange = entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "?"
             if again.verdict == .regressed {
                 again.explanation = "confirmed by a re-run: \(again.explanation) (first run \(firstChange))"
             } else {
