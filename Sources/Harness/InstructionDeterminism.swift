@@ -6,8 +6,9 @@ import PerfReport
 /// Under callgrind a single-threaded body executes the same instructions every time, but not
 /// every body is: work spread over threads (dispatch queues, parallel loops) counts the pool's
 /// spinning and waiting, and some library code takes address-dependent paths (a large `memcpy`
-/// differed by 27% between two processes here, identical within each). So `perfkit baseline
-/// update` measures twice and marks every benchmark whose counts moved, within a run or between
+/// differed by 27% between two processes here, identical within each: threads earlier in the
+/// same process leave the heap in a different state). So `perfkit baseline update` measures
+/// several times and marks every benchmark whose counts moved, within a run or between
 /// the runs, by more than `tolerancePercent`; the gate skips those with a note, as it does any
 /// current run whose own samples disagree.
 public enum InstructionDeterminism {

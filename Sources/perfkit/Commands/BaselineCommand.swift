@@ -34,7 +34,7 @@ struct BaselineCommand: ParsableCommand {
                 Measuring runs: benchmarks whose instruction counts differ between them (threads, \
                 address-dependent code) are marked and not gated.
                 """)
-        var runs = 2
+        var runs = 3
 
         @Flag(help: "Do not count allocations (instructions only).")
         var noAllocations = false
