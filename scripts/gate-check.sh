@@ -19,8 +19,8 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-10}
 percents=${PERCENTS:-"5 10 20"}
 injected="Harness/fixed-work/fnv1a-4k"
-# Default: what CI gates, every benchmark but the GCD ones (see `perfkit baseline update --help`).
-filter_args=(--filter "${FILTER:-^(?!DispatchBench/gcd/)}")
+# Default: what CI gates (see `perfkit baseline update --help`).
+filter_args=(--filter "${FILTER:-^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/)}")
 # The instruction gate's threshold: counts are deterministic, so 2% is far above their spread.
 instruction_threshold=2
 
