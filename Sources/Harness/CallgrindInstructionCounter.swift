@@ -154,9 +154,12 @@ extension BenchmarkRunner {
         var samples: [Sample] = []
         for index in 0..<count {
             if shouldStop() { return nil }
-            samples.append(
-                sampleCountingInstructions(
-                    instance, iterations: iterations, label: "\(id)#\(index)", callgrind: callgrind))
+            let sample = sampleCountingInstructions(
+                instance, iterations: iterations, label: "\(id)#\(index)", callgrind: callgrind)
+            samples.append(sample)
+            // The warm-up misjudged the size (work on other threads, a cache it filled): one
+            // oversized sample is enough, more would take minutes under valgrind.
+            if (sample.instructions ?? 0) > CallgrindInstructionCounter.largeOperationInstructions { break }
         }
         return samples
     }

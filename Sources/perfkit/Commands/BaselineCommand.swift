@@ -30,15 +30,15 @@ struct BaselineCommand: ParsableCommand {
             help: ArgumentHelp(
                 "Only measure benchmarks whose id matches this regular expression (recorded in the baseline).",
                 discussion: """
-                    By default every benchmark except those that need other threads to make progress: \
-                    DispatchBench/gcd/, Probe/ping/ and Probe/sample/. Under valgrind threads run one at a \
+                    By default every benchmark except those that run on several threads: DispatchBench/gcd/, \
+                    Probe/ping/, Probe/sample/ and PixelArt/scale/ (parallel). Under valgrind threads run one at a \
                     time, so these take minutes (a signal-based stack sample can wait for its timeout) and \
                     count the pool's waiting, which differs from run to run. `.ci/run` measures exactly the \
                     baseline's filter.
                     """))
         var filter: String = Update.defaultFilter
 
-        static let defaultFilter = "^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/)"
+        static let defaultFilter = "^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/|PixelArt/scale/)"
 
         @Option(
             help: """
