@@ -76,6 +76,9 @@ public enum BaselineGate {
             guard current.allocationsPerOperation != nil else {
                 return "allocations not counted in this run (use --allocations)"
             }
+            if let reason = InstructionDeterminism.unstableAllocationsReason(baseline) {
+                return "in the baseline, \(reason)"
+            }
             return nil
         case .wallTime, .cpuTime, .cycles, .contextSwitches:
             return "\(metric.rawValue) is not machine-stable, so it is not gated on a committed baseline"

@@ -13,6 +13,8 @@ import PerfReport
 /// current run whose own samples disagree.
 public enum InstructionDeterminism {
     public static let rule = "instructions-not-deterministic"
+    /// The same for allocation counts (a cache that fills differently from run to run).
+    public static let allocationsRule = "allocations-not-deterministic"
     /// Far below the gate's threshold (2% in CI): a count that moves more than this on its own is
     /// not a count to gate on.
     public static let tolerancePercent = 0.5
@@ -57,7 +59,25 @@ public enum InstructionDeterminism {
                 + " under callgrind (more than \(format(tolerancePercent))%); not gated"
             result.benchmarks[index].warnings.append(Warning(rule: rule, message: message))
         }
+        for index in result.benchmarks.indices {
+            let benchmark = result.benchmarks[index]
+            guard let own = benchmark.allocationsPerOperation else { continue }
+            let counts = [own] + others.compactMap { $0[benchmark.id]?.allocationsPerOperation }
+            // Below the comparator's minimum difference a count is residue, not a change.
+            guard (counts.max() ?? 0) - (counts.min() ?? 0) >= Comparator.minimumCountDifference,
+                spreadPercent(counts) > tolerancePercent
+            else { continue }
+            let message =
+                "allocations per operation moved by \(format(spreadPercent(counts)))% between \(counts.count) runs "
+                + "(more than \(format(tolerancePercent))%); not gated"
+            result.benchmarks[index].warnings.append(Warning(rule: allocationsRule, message: message))
+        }
         return result
+    }
+
+    /// The reason recorded by `marked`, if this result's allocation count is not deterministic.
+    public static func unstableAllocationsReason(_ result: BenchmarkResult) -> String? {
+        result.warnings.first { $0.rule == allocationsRule }?.message
     }
 
     /// The reason recorded by `marked`, if this result's count is not deterministic.

@@ -52,4 +52,26 @@ import Testing
         #expect(skipped.contains { $0.hasPrefix("S/g/threaded: in the baseline, instructions per operation moved") })
         #expect(skipped.contains { $0.hasPrefix("S/g/now-unsteady: instructions per operation moved by 50.00%") })
     }
+
+    @Test func allocationCountsThatMoveBetweenRunsAreMarkedAndNotGated() {
+        let first = GateFixtures.report([
+            GateFixtures.result("S/g/cache", instructions: 1000, allocations: 1800),
+            GateFixtures.result("S/g/steady", instructions: 1000, allocations: 2),
+            GateFixtures.result("S/g/residue", instructions: 1000, allocations: 0.01),
+        ])
+        let second = GateFixtures.report([
+            GateFixtures.result("S/g/cache", instructions: 1000, allocations: 1866),
+            GateFixtures.result("S/g/steady", instructions: 1000, allocations: 2),
+            GateFixtures.result("S/g/residue", instructions: 1000, allocations: 0.02),
+        ])
+        let baseline = InstructionDeterminism.marked(first, repeats: [second])
+        let reasons = baseline.benchmarks.map(InstructionDeterminism.unstableAllocationsReason)
+        #expect(reasons[0]?.hasPrefix("allocations per operation moved by 3.67% between 2 runs") == true)
+        #expect(reasons[1] == nil)
+        #expect(reasons[2] == nil)
+        let comparison = BaselineGate.compare(
+            baseline: baseline, current: second, metrics: [.allocations], comparator: Comparator(thresholdPercent: 2))
+        #expect(comparison.entries.map(\.id) == ["S/g/residue", "S/g/steady"])
+        #expect(comparison.skipped?.contains { $0.hasPrefix("S/g/cache: in the baseline, allocations per") } == true)
+    }
 }
