@@ -99,7 +99,10 @@ public final class BenchmarkRunner {
         var stoppedByBudget = false
         while samples.count < configuration.samples {
             if shouldStop() { return nil }
-            samples.append(sample(instance, iterations: iterations))
+            samples.append(
+                sample(
+                    instance, iterations: iterations, label: benchmark.id(parameter: parameter), regionCounter: counters
+                ))
             if samples.count >= configuration.minimumSamples, Double(MonotonicClock.now() - start) > budget,
                 samples.count < configuration.samples
             {
@@ -146,17 +149,20 @@ public final class BenchmarkRunner {
 
     /// One sample: the slow reads (rusage, CPU clock, counters) bracket the wall-clock window
     /// rather than sit inside it.
-    private func sample(_ instance: any BenchmarkInstance, iterations: Int) -> Sample {
+    func sample(
+        _ instance: any BenchmarkInstance, iterations: Int, label: String, regionCounter: (any RegionCounter)?
+    ) -> Sample {
         let allocationCounter = configuration.allocationCounter
         let switchesBefore = ContextSwitches.now()
         let cpuBefore = MonotonicClock.processCPU()
         allocationCounter?.start()
-        counters?.start()
+        regionCounter?.start()
         let start = MonotonicClock.now()
         instance.run(iterations: iterations)
         let end = MonotonicClock.now()
-        let hardware = counters?.stop()
+        regionCounter?.pause()
         let allocations = allocationCounter?.stop()
+        let counts = regionCounter?.read(label: label)
         let cpuAfter = MonotonicClock.processCPU()
         let switchesAfter = ContextSwitches.now()
         return Sample(
@@ -167,7 +173,7 @@ public final class BenchmarkRunner {
             involuntaryContextSwitches: Int(switchesAfter.involuntary - switchesBefore.involuntary),
             allocations: allocations?.count,
             allocatedBytes: allocations?.bytes,
-            instructions: hardware?.instructions,
-            cycles: hardware?.cycles)
+            instructions: counts?.instructions,
+            cycles: counts?.cycles)
     }
 }

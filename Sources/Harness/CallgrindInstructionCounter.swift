@@ -12,7 +12,7 @@ import PerfReport
 /// by instructions instead (see `BenchmarkRunner.measureCountingInstructions`).
 ///
 /// Used from the runner's thread only.
-public final class CallgrindInstructionCounter {
+public final class CallgrindInstructionCounter: RegionCounter {
     /// Set by the launcher to the `--callgrind-out-file` it gave valgrind.
     public static let outputFileEnvironmentKey = "PERFKIT_CALLGRIND_OUT"
     /// The report's `instructionsSource` for these counts.
@@ -78,6 +78,8 @@ public final class CallgrindInstructionCounter {
         else { return nil }
         return max(0, dump.instructions - bracketOverhead)
     }
+
+    func read(label: String) -> (instructions: Double?, cycles: Double?) { (dump(label: label), nil) }
 }
 
 /// One part of callgrind's output: which event counts it holds and their totals.
@@ -145,7 +147,7 @@ extension BenchmarkRunner {
         _ instance: any BenchmarkInstance, id: String, callgrind: CallgrindInstructionCounter,
         shouldStop: () -> Bool
     ) -> [Sample]? {
-        let warmUp = sampleCountingInstructions(instance, iterations: 1, label: "\(id)#warm-up", callgrind: callgrind)
+        let warmUp = sample(instance, iterations: 1, label: "\(id)#warm-up", regionCounter: callgrind)
         let perOperation = warmUp.instructions ?? 0
         let iterations = Self.instructionSampleIterations(perOperation: perOperation)
         let count =
@@ -154,8 +156,8 @@ extension BenchmarkRunner {
         var samples: [Sample] = []
         for index in 0..<count {
             if shouldStop() { return nil }
-            let sample = sampleCountingInstructions(
-                instance, iterations: iterations, label: "\(id)#\(index)", callgrind: callgrind)
+            let sample = sample(
+                instance, iterations: iterations, label: "\(id)#\(index)", regionCounter: callgrind)
             samples.append(sample)
             // The warm-up misjudged the size (work on other threads, a cache it filled): one
             // oversized sample is enough, more would take minutes under valgrind.
@@ -172,32 +174,5 @@ extension BenchmarkRunner {
             iterations *= 2
         }
         return iterations
-    }
-
-    private func sampleCountingInstructions(
-        _ instance: any BenchmarkInstance, iterations: Int, label: String, callgrind: CallgrindInstructionCounter
-    ) -> Sample {
-        let allocationCounter = configuration.allocationCounter
-        let switchesBefore = ContextSwitches.now()
-        let cpuBefore = MonotonicClock.processCPU()
-        allocationCounter?.start()
-        callgrind.start()
-        let start = MonotonicClock.now()
-        instance.run(iterations: iterations)
-        let end = MonotonicClock.now()
-        callgrind.pause()
-        let allocations = allocationCounter?.stop()
-        let instructions = callgrind.dump(label: label)
-        let cpuAfter = MonotonicClock.processCPU()
-        let switchesAfter = ContextSwitches.now()
-        return Sample(
-            iterations: iterations,
-            wallNanoseconds: max(0, Double(end - start) - clockOverheadNanoseconds),
-            cpuNanoseconds: Double(cpuAfter - cpuBefore),
-            voluntaryContextSwitches: Int(switchesAfter.voluntary - switchesBefore.voluntary),
-            involuntaryContextSwitches: Int(switchesAfter.involuntary - switchesBefore.involuntary),
-            allocations: allocations?.count,
-            allocatedBytes: allocations?.bytes,
-            instructions: instructions)
     }
 }

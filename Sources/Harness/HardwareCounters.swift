@@ -10,7 +10,7 @@ import PerfReport
 /// On many VMs (this project's CI among them) the PMU is not virtualised and the syscall fails;
 /// `open()` then returns nil and `unavailableReason` says why, so the report can list the metric
 /// as unavailable instead of silently leaving it out.
-final class HardwareCounters {
+final class HardwareCounters: RegionCounter {
     private var counters = charness_counters(instructions_fd: -1, cycles_fd: -1)
 
     private init() {}
@@ -35,14 +35,20 @@ final class HardwareCounters {
         return .success(value)
     }
 
+    private var lastRead: (instructions: Double?, cycles: Double?) = (nil, nil)
+
     func start() { charness_counters_start(&counters) }
 
-    func stop() -> (instructions: Double, cycles: Double)? {
+    /// Disables the counters and reads them at once (a `read` syscall allocates nothing).
+    func pause() {
         var instructions: UInt64 = 0
         var cycles: UInt64 = 0
-        guard charness_counters_stop(&counters, &instructions, &cycles) == 0 else { return nil }
-        return (Double(instructions), Double(cycles))
+        lastRead =
+            charness_counters_stop(&counters, &instructions, &cycles) == 0
+            ? (Double(instructions), Double(cycles)) : (nil, nil)
     }
+
+    func read(label: String) -> (instructions: Double?, cycles: Double?) { lastRead }
 
     deinit { charness_counters_close(&counters) }
 
