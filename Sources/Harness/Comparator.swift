@@ -410,6 +410,11 @@ public struct Comparator: Sendable {
 
     static func describe(ratio: Double, metric: Metric) -> String {
         if ratio == 1 { return "unchanged" }
+        if ratio == 0 {
+            // "inf% fewer" says nothing: the count went to zero.
+            return metric == .wallTime || metric == .cpuTime || metric == .cycles
+                ? "dropped to zero" : "none left (was above zero)"
+        }
         let amount = format(percent: changePercent(ratio))
         switch metric {
         case .wallTime, .cpuTime, .cycles:

@@ -317,3 +317,11 @@ import Testing
         #expect(entry.explanation.contains("nothing measurable"))
     }
 }
+
+@Suite struct ComparatorWordingTests {
+    @Test func aCountThatDropsToZeroIsWordedNotInfinite() {
+        #expect(Comparator.describe(ratio: 0, metric: .allocations) == "none left (was above zero)")
+        #expect(!Comparator.describe(ratio: 0, metric: .instructions).contains("inf"))
+        #expect(Comparator.describe(ratio: 1.5, metric: .allocations) == "50.0% more allocations")
+    }
+}
