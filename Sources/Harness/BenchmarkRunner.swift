@@ -67,7 +67,9 @@ public final class BenchmarkRunner {
                     metric: .instructions, available: true,
                     reason: "counted by callgrind (valgrind) around the measured region only; time under valgrind "
                         + "is not meaningful")
-                : MetricAvailability(metric: .instructions, available: counters != nil, reason: counterReason),
+                : MetricAvailability(
+                    metric: .instructions, available: counters != nil,
+                    reason: counterReason.map { $0 + "; --instructions counts them under callgrind instead" }),
             MetricAvailability(metric: .cycles, available: counters != nil, reason: counterReason),
         ]
     }
