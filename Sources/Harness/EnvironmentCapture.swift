@@ -90,16 +90,9 @@ public enum EnvironmentCapture {
 
     /// Runs a command found on PATH and returns its stdout, or nil if it could not run or failed.
     static func run(_ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        guard let executable = ExternalTool.locateOnPath(arguments[0]),
+            let data = try? ExternalTool.output(of: executable, Array(arguments.dropFirst()))
+        else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 }

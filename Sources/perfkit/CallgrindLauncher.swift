@@ -20,7 +20,7 @@ enum CallgrindLauncher {
         if CallgrindInstructionCounter.runningOnValgrind {
             throw PerfkitError("--instructions: perfkit starts valgrind itself; run it without valgrind")
         }
-        guard let valgrind = findOnPath("valgrind") else {
+        guard let valgrind = ExternalTool.locateOnPath("valgrind") else {
             throw PerfkitError("--instructions: valgrind is not installed (run scripts/setup.sh)")
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -80,7 +80,9 @@ enum CallgrindLauncher {
     /// Valgrind 3.19 gives up on the DWARF 5 debug info that Swift emits ("Possibly corrupted
     /// debuginfo file"); a copy without debug sections runs fine and executes the same code.
     static func strippedCopy(of executable: URL, in directory: URL) -> URL? {
-        guard let objcopy = findOnPath("objcopy") ?? findOnPath("llvm-objcopy") else { return nil }
+        guard let objcopy = ExternalTool.locateOnPath("objcopy") ?? ExternalTool.locateOnPath("llvm-objcopy") else {
+            return nil
+        }
         let copy = directory.appendingPathComponent(executable.lastPathComponent)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: objcopy)
@@ -89,14 +91,5 @@ enum CallgrindLauncher {
         guard (try? process.run()) != nil else { return nil }
         process.waitUntilExit()
         return process.terminationStatus == 0 ? copy : nil
-    }
-
-    static func findOnPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
     }
 }

@@ -1,5 +1,6 @@
 import ELFSymbols
 import Foundation
+import Harness
 import PerfReport
 
 /// Disassembles functions of an executable (by default the running one) with `llvm-objdump`.
@@ -30,18 +31,7 @@ public final class ExecutableDisassembler {
     }
 
     /// `llvm-objdump` from PATH, else the one in the Swift toolchain (next to `swift`, or /opt/swift).
-    public static func locateObjdump() -> String? {
-        // The toolchain's own objdump first: it knows the instructions this compiler emits.
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        var candidates: [String] = []
-        for directory in path where FileManager.default.isExecutableFile(atPath: "\(directory)/swift") {
-            let real = URL(fileURLWithPath: "\(directory)/swift").resolvingSymlinksInPath()
-            candidates.append(real.deletingLastPathComponent().appendingPathComponent("llvm-objdump").path)
-        }
-        candidates.append("/opt/swift/usr/bin/llvm-objdump")
-        candidates += path.map { "\($0)/llvm-objdump" }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    public static func locateObjdump() -> String? { ExternalTool.locateInToolchain("llvm-objdump") }
 
     /// The disassembly of each named function (in the order given; unknown names are skipped).
     public func disassemble(_ names: [String]) throws -> [(symbol: String, instructions: [Instruction])] {
@@ -79,18 +69,6 @@ public final class ExecutableDisassembler {
     }
 
     private func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: objdumpPath)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(objdumpPath) exited with status \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try ExternalTool.output(of: objdumpPath, arguments), as: UTF8.self)
     }
 }

@@ -213,7 +213,7 @@ struct RevisionBuild {
 
     /// Runs a tool from PATH, its output on our stderr.
     static func tool(_ name: String, _ arguments: [String]) throws -> Int32 {
-        guard let path = CallgrindLauncher.findOnPath(name) else { throw PerfkitError("\(name): not found on PATH") }
+        guard let path = ExternalTool.locateOnPath(name) else { throw PerfkitError("\(name): not found on PATH") }
         return try PerfkitProcess.run(arguments, executable: URL(fileURLWithPath: path))
     }
 }

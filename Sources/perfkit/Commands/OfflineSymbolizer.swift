@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import Probe
 
 /// Resolves module-relative (link-time) addresses to function, file and line by running
@@ -33,15 +34,8 @@ struct OfflineSymbolizer {
             }
             return OfflineSymbolizer(toolPath: explicitPath)
         }
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        var candidates: [String] = []
-        for directory in path where fileManager.isExecutableFile(atPath: "\(directory)/swift") {
-            let swift = URL(fileURLWithPath: "\(directory)/swift").resolvingSymlinksInPath()
-            candidates.append(swift.deletingLastPathComponent().appendingPathComponent("llvm-symbolizer").path)
-        }
-        candidates.append("/opt/swift/usr/bin/llvm-symbolizer")
-        candidates += path.map { "\($0)/llvm-symbolizer" } + path.map { "\($0)/addr2line" }
-        guard let found = candidates.first(where: { fileManager.isExecutableFile(atPath: $0) }) else {
+        guard let found = ExternalTool.locateInToolchain("llvm-symbolizer") ?? ExternalTool.locateOnPath("addr2line")
+        else {
             throw PerfkitError(
                 "symbolicate: neither llvm-symbolizer (next to swift) nor addr2line found; use --symbolizer")
         }
@@ -111,18 +105,10 @@ struct OfflineSymbolizer {
     }
 
     private func run(_ arguments: [String], module: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: toolPath)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { throw PerfkitError("\(toolPath): cannot run: \(error.localizedDescription)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PerfkitError("\(toolPath): exited with status \(process.terminationStatus) on \(module)")
+        do {
+            return try ExternalTool.output(of: toolPath, arguments)
+        } catch let failure as ExternalTool.Failure {
+            throw PerfkitError("\(failure.description) on \(module)")
         }
-        return data
     }
 }
