@@ -2,16 +2,17 @@
 # Shows how stable perfkit's numbers are on this machine: runs the selected benchmarks in N separate
 # `perfkit run` processes and reports, per benchmark, the spread (CV) of the N medians; checks that
 # dispatch-style micro-benchmarks stay within 2% and that an empty body costs under 1 ns/op.
-# Usage: scripts/stability.sh [RUNS=5] [FILTER='DispatchBench/dispatch|Harness/baseline']
+# Usage: scripts/stability.sh [RUNS=5] [FILTER='DispatchBench/dispatch|Harness/baseline'] [perfkit run options…]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 filter=${2:-'DispatchBench/dispatch|Harness/baseline'}
+shift $(($# < 2 ? $# : 2))
 make -s release >/dev/null
 out=$(mktemp -d)
 for i in $(seq 1 "$runs"); do
     echo "stability: run $i of $runs" >&2
-    .build/release/perfkit run --filter "$filter" --output "$out/run$i" >/dev/null
+    .build/release/perfkit run --filter "$filter" --output "$out/run$i" "$@" >/dev/null
 done
 python3 - "$out" "$runs" <<'PY'
 import glob, json, statistics, sys

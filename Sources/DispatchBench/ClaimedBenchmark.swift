@@ -17,6 +17,8 @@ struct ClaimedBenchmark: Sendable {
     }
 
     /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
+    /// Measured in one visit: the counters (observer firings, peak threads, completion order)
+    /// describe the subject's whole life, and these cases start threads or build large inputs.
     init<Subject>(
         _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
         thresholdPercent: Double? = nil,
@@ -29,7 +31,8 @@ struct ClaimedBenchmark: Sendable {
         nonisolated(unsafe) let teardown = teardown
         self.init(
             benchmark: Benchmark(
-                path, parameters: parameters, throughput: { _ in throughput }, thresholdPercent: thresholdPercent
+                path, parameters: parameters, throughput: { _ in throughput }, thresholdPercent: thresholdPercent,
+                scheduling: .oneVisit
             ) { parameter in
                 CountingInstance(make(parameter), body: body, counters: counters, teardown: teardown)
             },

@@ -20,6 +20,7 @@ struct EnvironmentSection {
         let settings = report.settings
         var settingsText =
             "\(settings.samples) samples, time budget \(UnitFormatting.count(settings.timeBudgetSeconds)) s, warm-up \(UnitFormatting.count(settings.warmupSeconds)) s, min sample \(UnitFormatting.duration(nanoseconds: settings.minSampleNanoseconds))"
+        if settings.rounds > 1 { settingsText += ", spread over \(settings.rounds) rounds" }
         if settings.quick { settingsText += ", quick mode" }
         if let filter = settings.filter { settingsText += ", filter \(filter)" }
         rows.append(("Settings", settingsText))

@@ -13,6 +13,8 @@ public struct Benchmark: Sendable {
     public let parameters: [Int]
     /// Regression threshold in percent, when this benchmark is noisier (or quieter) than the default.
     public let thresholdPercent: Double?
+    /// Whether its samples may be spread over the run's rounds.
+    public let scheduling: Scheduling
     let throughputForParameter: @Sendable (Int?) -> Throughput?
     let makeInstance: @Sendable (Int?) throws -> any BenchmarkInstance
 
@@ -23,6 +25,7 @@ public struct Benchmark: Sendable {
         parameters: [Int] = [],
         throughput: @escaping @Sendable (Int?) -> Throughput? = { _ in nil },
         thresholdPercent: Double? = nil,
+        scheduling: Scheduling = .interleaved,
         instantiate: @escaping @Sendable (Int?) throws -> any BenchmarkInstance
     ) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -34,6 +37,7 @@ public struct Benchmark: Sendable {
         self.name = parts[2]
         self.parameters = parameters
         self.thresholdPercent = thresholdPercent
+        self.scheduling = scheduling
         self.throughputForParameter = throughput
         self.makeInstance = instantiate
     }
@@ -57,11 +61,15 @@ public struct Benchmark: Sendable {
         parameters: [Int] = [],
         throughput: @escaping @Sendable (Int?) -> Throughput? = { _ in nil },
         thresholdPercent: Double? = nil,
+        scheduling: Scheduling = .interleaved,
         setup: @escaping @Sendable (_ parameter: Int?) throws -> State,
         body: @escaping @Sendable (_ state: State, _ iterations: Int) -> Void,
         teardown: (@Sendable (_ state: State) -> Void)? = nil
     ) {
-        self.init(path, parameters: parameters, throughput: throughput, thresholdPercent: thresholdPercent) {
+        self.init(
+            path, parameters: parameters, throughput: throughput, thresholdPercent: thresholdPercent,
+            scheduling: scheduling
+        ) {
             parameter in
             ClosureInstance(state: try setup(parameter), body: body, teardown: teardown)
         }
@@ -83,6 +91,17 @@ public struct Benchmark: Sendable {
     public func throughput(parameter: Int?) -> Throughput? { throughputForParameter(parameter) }
 
     public func instantiate(parameter: Int?) throws -> any BenchmarkInstance { try makeInstance(parameter) }
+}
+
+extension Benchmark {
+    /// How a benchmark's samples are collected over a run of several rounds.
+    public enum Scheduling: Sendable, Equatable {
+        /// A share of the samples in every round, each round from a freshly made instance.
+        case interleaved
+        /// All samples in the first round from one instance: for benchmarks whose counters describe
+        /// the instance's whole life, or whose setup is too costly to repeat.
+        case oneVisit
+    }
 }
 
 /// A prepared benchmark: `run(iterations:)` is timed, everything else is not.

@@ -13,6 +13,13 @@ public struct Measurement: Sendable {
     public var instructionsSource: String? = nil
 
     public var id: String { benchmark.id(parameter: parameter) }
+
+    /// Adds a later visit's samples. Counters are the later visit's: they describe its instance.
+    mutating func append(_ later: Measurement) {
+        samples += later.samples
+        counters = later.counters
+        stoppedByBudget = stoppedByBudget || later.stoppedByBudget
+    }
 }
 
 /// Measures benchmarks: calibration, warm-up, then timed samples.
@@ -74,10 +81,22 @@ public final class BenchmarkRunner {
         ]
     }
 
-    /// Measures one case. `shouldStop` is polled between samples (Ctrl-C); when it returns true the
-    /// partial measurement is returned as nil so an interrupted benchmark is not reported.
+    /// Measures one case in one visit (the whole configuration). `shouldStop` is polled between
+    /// samples (Ctrl-C); when it returns true the partial measurement is returned as nil so an
+    /// interrupted benchmark is not reported.
     public func measure(
         _ benchmark: Benchmark, parameter: Int?, shouldStop: () -> Bool = { false }
+    ) throws -> Measurement? {
+        try measure(
+            benchmark, parameter: parameter, visit: configuration.visit(round: 0, of: 1), iterations: nil,
+            shouldStop: shouldStop)
+    }
+
+    /// Measures one visit to a case with a fresh instance: `iterations` is the count an earlier
+    /// visit calibrated (nil on the first visit, which calibrates).
+    func measure(
+        _ benchmark: Benchmark, parameter: Int?, visit: RunConfiguration.Visit, iterations calibrated: Int?,
+        shouldStop: () -> Bool
     ) throws -> Measurement? {
         let instance = try benchmark.instantiate(parameter: parameter)
         defer { instance.tearDown() }
@@ -91,22 +110,22 @@ public final class BenchmarkRunner {
                 benchmark: benchmark, parameter: parameter, samples: samples, counters: instance.counters,
                 stoppedByBudget: false, instructionsSource: CallgrindInstructionCounter.source)
         }
-        let iterations = calibrate(instance)
-        warmUp(instance, iterations: iterations, shouldStop: shouldStop)
+        let iterations = calibrated ?? calibrate(instance)
+        warmUp(instance, iterations: iterations, seconds: visit.warmupSeconds, shouldStop: shouldStop)
 
         var samples: [Sample] = []
-        samples.reserveCapacity(configuration.samples)
-        let budget = configuration.timeBudgetSeconds * 1e9
+        samples.reserveCapacity(visit.samples)
+        let budget = visit.timeBudgetSeconds * 1e9
         let start = MonotonicClock.now()
         var stoppedByBudget = false
-        while samples.count < configuration.samples {
+        while samples.count < visit.samples {
             if shouldStop() { return nil }
             samples.append(
                 sample(
                     instance, iterations: iterations, label: benchmark.id(parameter: parameter), regionCounter: counters
                 ))
-            if samples.count >= configuration.minimumSamples, Double(MonotonicClock.now() - start) > budget,
-                samples.count < configuration.samples
+            if samples.count >= visit.minimumSamples, Double(MonotonicClock.now() - start) > budget,
+                samples.count < visit.samples
             {
                 stoppedByBudget = true
                 break
@@ -135,8 +154,8 @@ public final class BenchmarkRunner {
         }
     }
 
-    func warmUp(_ instance: any BenchmarkInstance, iterations: Int, shouldStop: () -> Bool) {
-        let end = MonotonicClock.now() + UInt64(configuration.warmupSeconds * 1e9)
+    func warmUp(_ instance: any BenchmarkInstance, iterations: Int, seconds: Double, shouldStop: () -> Bool) {
+        let end = MonotonicClock.now() + UInt64(seconds * 1e9)
         repeat {
             _ = time(instance, iterations: iterations)
         } while MonotonicClock.now() < end && !shouldStop()

@@ -9,7 +9,18 @@ public struct BenchmarkSession {
         public var index: Int
         public var total: Int
         public var id: String
+        /// The round over the selection (1-based) and how many there are.
+        public var round: Int
+        public var rounds: Int
         public var elapsedSeconds: Double
+    }
+
+    /// One benchmark at one parameter value.
+    private struct SelectedCase {
+        var suite: Int
+        var benchmark: Benchmark
+        var parameter: Int?
+        var id: String { benchmark.id(parameter: parameter) }
     }
 
     public var selection: BenchmarkSelection
@@ -27,53 +38,92 @@ public struct BenchmarkSession {
         self.buildConfiguration = buildConfiguration
     }
 
-    /// Measures everything selected. `shouldStop` is polled between samples; when it turns true
-    /// the report holds what finished and is marked incomplete.
+    /// Measures everything selected, in `configuration.rounds` rounds over the selection (see
+    /// `Benchmark.Scheduling`). `shouldStop` is polled between samples; when it turns true the
+    /// report holds what finished and is marked incomplete.
     public func run(
         shouldStop: @escaping () -> Bool = { false }, progress: (Progress) -> Void = { _ in }
     ) -> Report {
         let createdAt = Date()
         let environment = EnvironmentCapture.capture(buildConfiguration: buildConfiguration)
         let runner = BenchmarkRunner(configuration: configuration)
-        let total = selection.caseCount
-        let start = MonotonicClock.now()
-        var index = 0
-        var results: [BenchmarkResult] = []
-        var failures: [String] = []
-        var stopped = false
-
-        for suite in selection.suites {
-            var suiteResults: [BenchmarkResult] = []
-            cases: for benchmark in suite.benchmarks {
-                for parameter in selection.parameters(of: benchmark) {
-                    let id = benchmark.id(parameter: parameter)
-                    progress(Progress(index: index, total: total, id: id, elapsedSeconds: seconds(since: start)))
-                    do {
-                        if let measurement = try runner.measure(benchmark, parameter: parameter, shouldStop: shouldStop)
-                        {
-                            suiteResults.append(ResultAnalysis.result(of: measurement))
-                        }
-                    } catch {
-                        failures.append("\(id): setup failed: \(error)")
-                    }
-                    index += 1
-                    if shouldStop() {
-                        stopped = true
-                        break cases
-                    }
+        let cases = selection.suites.indices.flatMap { suite in
+            selection.suites[suite].benchmarks.flatMap { benchmark in
+                selection.parameters(of: benchmark).map {
+                    SelectedCase(suite: suite, benchmark: benchmark, parameter: $0)
                 }
             }
+        }
+        // Instruction counts are deterministic: one visit says all, and valgrind makes visits slow.
+        let rounds = runner.callgrind != nil ? 1 : min(configuration.rounds, configuration.samples)
+        let visits = (0..<rounds).map { round in
+            cases.indices.filter { round == 0 || cases[$0].benchmark.scheduling == .interleaved }
+        }
+        let total = visits.reduce(0) { $0 + $1.count }
+        let start = MonotonicClock.now()
+        var done = 0
+        var measurements: [Measurement?] = Array(repeating: nil, count: cases.count)
+        var failed = Set<Int>()
+        var failures: [String] = []
+        var stoppedInRound: Int?
+
+        rounds: for (round, indices) in visits.enumerated() {
+            for index in indices where !failed.contains(index) {
+                let selected = cases[index]
+                progress(
+                    Progress(
+                        index: done, total: total, id: selected.id, round: round + 1, rounds: rounds,
+                        elapsedSeconds: seconds(since: start)))
+                do {
+                    let visit =
+                        selected.benchmark.scheduling == .interleaved
+                        ? configuration.visit(round: round, of: rounds) : configuration.visit(round: 0, of: 1)
+                    let calibrated = measurements[index]?.samples.first?.iterations
+                    if let measurement = try runner.measure(
+                        selected.benchmark, parameter: selected.parameter, visit: visit, iterations: calibrated,
+                        shouldStop: shouldStop)
+                    {
+                        if measurements[index] == nil {
+                            measurements[index] = measurement
+                        } else {
+                            measurements[index]!.append(measurement)
+                        }
+                    }
+                } catch {
+                    failed.insert(index)
+                    measurements[index] = nil
+                    failures.append("\(selected.id): setup failed: \(error)")
+                }
+                done += 1
+                if shouldStop() {
+                    stoppedInRound = round
+                    break rounds
+                }
+            }
+        }
+
+        var results: [BenchmarkResult] = []
+        for (suiteIndex, suite) in selection.suites.enumerated() {
+            var suiteResults = cases.indices
+                .filter { cases[$0].suite == suiteIndex }
+                .compactMap { measurements[$0].map(ResultAnalysis.result(of:)) }
             if let analyze = suite.analyze, !suiteResults.isEmpty {
                 analyze(&suiteResults)
             }
             results += suiteResults
-            if stopped { break }
         }
-        if stopped {
-            failures.insert("interrupted after \(results.count) of \(total) benchmarks", at: 0)
+        if let round = stoppedInRound {
+            failures.insert(
+                round == 0
+                    ? "interrupted after \(results.count) of \(cases.count) benchmarks"
+                    : "interrupted in round \(round + 1) of \(rounds): results hold the samples of the rounds that ran",
+                at: 0)
         }
         let incompleteReason = failures.isEmpty ? nil : failures.joined(separator: "; ")
-        progress(Progress(index: index, total: total, id: "", elapsedSeconds: seconds(since: start)))
+        progress(
+            Progress(
+                index: done, total: total, id: "", round: rounds, rounds: rounds,
+                elapsedSeconds: seconds(since: start)))
 
         return Report(
             createdAt: createdAt,

@@ -12,11 +12,15 @@ public struct RunConfiguration: Sendable {
     public var allocationCounter: (any AllocationCounter)?
     /// Try to read instruction and cycle counters (`perf_event_open`).
     public var hardwareCounters: Bool
+    /// Rounds over the selection: an interleaved benchmark gets a share of its samples, budget and
+    /// a fresh instance in each round. A noise burst or an unlucky heap layout then touches only
+    /// part of a benchmark's samples, which keeps its median steady from one process to the next.
+    public var rounds: Int
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,
         minimumSampleNanoseconds: Double = 1_000_000, allocationCounter: (any AllocationCounter)? = nil,
-        hardwareCounters: Bool = true
+        hardwareCounters: Bool = true, rounds: Int = 5
     ) {
         self.samples = samples
         self.minimumSamples = min(minimumSamples, samples)
@@ -25,14 +29,42 @@ public struct RunConfiguration: Sendable {
         self.minimumSampleNanoseconds = minimumSampleNanoseconds
         self.allocationCounter = allocationCounter
         self.hardwareCounters = hardwareCounters
+        self.rounds = max(1, rounds)
     }
 
-    /// The CI configuration: fewer, shorter samples.
+    /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole
+    /// processes instead).
     public static let quick = RunConfiguration(
-        samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02)
+        samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1)
 
     /// Each sample aims for this long: the budget spread over the samples, but never below the minimum.
     var targetSampleNanoseconds: Double {
         max(minimumSampleNanoseconds, 0.8 * timeBudgetSeconds * 1e9 / Double(max(samples, 1)))
+    }
+
+    /// What one visit to a benchmark measures: everything when it is measured in one visit,
+    /// otherwise round `round`'s share of the samples, minimum and budget. The first visit warms
+    /// up for the whole warm-up time; later visits, to a fresh instance of an already warm code
+    /// path, for their share of it.
+    func visit(round: Int, of rounds: Int) -> Visit {
+        guard rounds > 1 else {
+            return Visit(
+                samples: samples, minimumSamples: minimumSamples, timeBudgetSeconds: timeBudgetSeconds,
+                warmupSeconds: warmupSeconds)
+        }
+        let share = samples / rounds + (round < samples % rounds ? 1 : 0)
+        let minimumShare = (minimumSamples + rounds - 1) / rounds
+        return Visit(
+            samples: share, minimumSamples: min(share, max(1, minimumShare)),
+            timeBudgetSeconds: timeBudgetSeconds / Double(rounds),
+            warmupSeconds: round == 0 ? warmupSeconds : warmupSeconds / Double(rounds))
+    }
+
+    /// The measurement plan of one visit to one benchmark.
+    struct Visit: Equatable {
+        var samples: Int
+        var minimumSamples: Int
+        var timeBudgetSeconds: Double
+        var warmupSeconds: Double
     }
 }

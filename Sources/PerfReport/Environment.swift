@@ -45,10 +45,13 @@ public struct RunSettings: Codable, Sendable, Equatable {
     public var minSampleNanoseconds: Double
     public var allocations: Bool
     public var instructions: Bool
+    /// Rounds over the selection that the samples were spread over (1 in reports from before
+    /// rounds existed).
+    public var rounds: Int
 
     public init(
         filter: String?, quick: Bool, samples: Int, timeBudgetSeconds: Double, warmupSeconds: Double,
-        minSampleNanoseconds: Double, allocations: Bool, instructions: Bool
+        minSampleNanoseconds: Double, allocations: Bool, instructions: Bool, rounds: Int = 1
     ) {
         self.filter = filter
         self.quick = quick
@@ -58,6 +61,25 @@ public struct RunSettings: Codable, Sendable, Equatable {
         self.minSampleNanoseconds = minSampleNanoseconds
         self.allocations = allocations
         self.instructions = instructions
+        self.rounds = rounds
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case filter, quick, samples, timeBudgetSeconds, warmupSeconds, minSampleNanoseconds, allocations,
+            instructions, rounds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        filter = try container.decodeIfPresent(String.self, forKey: .filter)
+        quick = try container.decode(Bool.self, forKey: .quick)
+        samples = try container.decode(Int.self, forKey: .samples)
+        timeBudgetSeconds = try container.decode(Double.self, forKey: .timeBudgetSeconds)
+        warmupSeconds = try container.decode(Double.self, forKey: .warmupSeconds)
+        minSampleNanoseconds = try container.decode(Double.self, forKey: .minSampleNanoseconds)
+        allocations = try container.decode(Bool.self, forKey: .allocations)
+        instructions = try container.decode(Bool.self, forKey: .instructions)
+        rounds = try container.decodeIfPresent(Int.self, forKey: .rounds) ?? 1
     }
 }
 

@@ -47,12 +47,13 @@ enum TestSuites {
 
     static let fast = RunConfiguration(
         samples: 6, minimumSamples: 3, timeBudgetSeconds: 0.05, warmupSeconds: 0.002,
-        minimumSampleNanoseconds: 200_000)
+        minimumSampleNanoseconds: 200_000, rounds: 1)
 
     static func settings(_ configuration: RunConfiguration) -> RunSettings {
         RunSettings(
             filter: nil, quick: true, samples: configuration.samples,
             timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
-            minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: false, instructions: false)
+            minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: false, instructions: false,
+            rounds: configuration.rounds)
     }
 }

@@ -40,6 +40,18 @@ import Testing
         #expect(error.description == "old.json: schemaVersion 99 is not supported (this perfkit reads 1)")
     }
 
+    @Test func reportsFromBeforeRoundsReadAsOneRound() throws {
+        var report = ReportFixtures.report()
+        report.settings.rounds = 4
+        var object = try JSONSerialization.jsonObject(with: try ReportCoding.encode(report)) as! [String: Any]
+        var settings = object["settings"] as! [String: Any]
+        #expect(settings["rounds"] as? Int == 4)
+        settings.removeValue(forKey: "rounds")
+        object["settings"] = settings
+        let decoded = try ReportCoding.decode(try JSONSerialization.data(withJSONObject: object), path: "old.json")
+        #expect(decoded.settings.rounds == 1)
+    }
+
     @Test func missingFieldSaysWhere() throws {
         var object =
             try JSONSerialization.jsonObject(with: try ReportCoding.encode(ReportFixtures.report()))

@@ -170,6 +170,24 @@ import Testing
         #expect(outcome.stdout.contains("report: \(reportURL.path)"))
     }
 
+    @Test func runSpreadsSamplesOverRounds() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try perfkit([
+            "run", "--allow-debug-build", "--filter", "Harness/baseline/identity", "--samples", "6", "--rounds", "3",
+            "--time-budget", "0.3", "--output", directory.path,
+        ])
+        #expect(outcome.status == 0)
+        let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
+        #expect(report.settings.rounds == 3)
+        let result = try #require(report.benchmarks.first)
+        #expect(result.samples.count >= 3 && result.samples.count <= 6)
+
+        let zero = try perfkit(["run", "--allow-debug-build", "--rounds", "0", "--output", directory.path])
+        #expect(zero.status == 1)
+        #expect(zero.stderr.contains("--rounds must be at least 1"))
+    }
+
     @Test func runWithBaselineExitsTwoOnRegression() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -28,6 +28,14 @@ struct RunCommand: ParsableCommand {
     var samples: Int?
 
     @Option(
+        help: """
+            Rounds over the selection (default 5, or 1 with --quick): each benchmark's samples are \
+            spread over them, from a fresh instance each round, so one noisy moment touches only part \
+            of them.
+            """)
+    var rounds: Int?
+
+    @Option(
         name: .customLong("time-budget"),
         help: "Seconds of measurement per benchmark (default 1, or 0.12 with --quick).")
     var timeBudget: Double?
@@ -60,6 +68,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
+        if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         if let timeBudget, !(timeBudget > 0) || !timeBudget.isFinite {
             throw ValidationError("--time-budget must be a positive number of seconds")
         }
@@ -93,6 +102,10 @@ struct RunCommand: ParsableCommand {
         var configuration = quick ? RunConfiguration.quick : RunConfiguration()
         if let samples { configuration.samples = samples }
         if let timeBudget { configuration.timeBudgetSeconds = timeBudget }
+        if let rounds { configuration.rounds = rounds }
+        // Instruction counts do not move between rounds; valgrind makes every visit slow.
+        if instructions { configuration.rounds = 1 }
+        configuration.rounds = min(configuration.rounds, configuration.samples)
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
         if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
 
@@ -100,7 +113,7 @@ struct RunCommand: ParsableCommand {
             filter: filter, quick: quick, samples: configuration.samples,
             timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
             minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: allocations,
-            instructions: instructions)
+            instructions: instructions, rounds: configuration.rounds)
         let session = BenchmarkSession(
             selection: selection, configuration: configuration, settings: settings,
             buildConfiguration: buildConfiguration)
@@ -157,7 +170,9 @@ final class ProgressLine {
 
     func update(_ progress: BenchmarkSession.Progress) {
         guard enabled, progress.index < progress.total else { return }
-        var line = "[\(progress.index + 1)/\(progress.total)] \(progress.id)  elapsed \(Int(progress.elapsedSeconds))s"
+        var line = "[\(progress.index + 1)/\(progress.total)] \(progress.id)"
+        if progress.rounds > 1 { line += "  round \(progress.round)/\(progress.rounds)" }
+        line += "  elapsed \(Int(progress.elapsedSeconds))s"
         if progress.index > 0 {
             let eta = progress.elapsedSeconds / Double(progress.index) * Double(progress.total - progress.index)
             line += "  ETA \(Int(eta.rounded()))s"

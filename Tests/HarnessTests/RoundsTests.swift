@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import Harness
+@testable import PerfReport
+
+/// A run of several rounds spreads each interleaved benchmark's samples over them.
+@Suite struct RoundsTests {
+    static let threeRounds = RunConfiguration(
+        samples: 6, minimumSamples: 3, timeBudgetSeconds: 0.05, warmupSeconds: 0.002,
+        minimumSampleNanoseconds: 200_000, rounds: 3)
+
+    func run(
+        _ suite: BenchmarkSuite, configuration: RunConfiguration = threeRounds,
+        shouldStop: @escaping () -> Bool = { false }
+    ) throws -> (Report, [BenchmarkSession.Progress]) {
+        let session = BenchmarkSession(
+            selection: try BenchmarkSelection(filter: nil, suites: [suite]), configuration: configuration,
+            settings: TestSuites.settings(configuration), buildConfiguration: "release")
+        var progress: [BenchmarkSession.Progress] = []
+        let report = session.run(shouldStop: shouldStop) { progress.append($0) }
+        return (report, progress)
+    }
+
+    @Test func visitsShareTheSamplesBudgetAndWarmUp() {
+        let configuration = RunConfiguration(
+            samples: 7, minimumSamples: 5, timeBudgetSeconds: 0.9, warmupSeconds: 0.3, rounds: 3)
+        let visits = (0..<3).map { configuration.visit(round: $0, of: 3) }
+        #expect(visits.map(\.samples) == [3, 2, 2])
+        #expect(visits.map(\.minimumSamples) == [2, 2, 2])
+        #expect(visits.allSatisfy { abs($0.timeBudgetSeconds - 0.3) < 1e-12 })
+        #expect(zip(visits.map(\.warmupSeconds), [0.3, 0.1, 0.1]).allSatisfy { abs($0 - $1) < 1e-12 })
+        #expect(
+            configuration.visit(round: 0, of: 1)
+                == RunConfiguration.Visit(samples: 7, minimumSamples: 5, timeBudgetSeconds: 0.9, warmupSeconds: 0.3))
+    }
+
+    @Test func eachRoundVisitsEveryInterleavedCaseWithAFreshInstance() throws {
+        let recorder = TestSuites.Recorder()
+        let (report, progress) = try run(TestSuites.suite(recorder: recorder))
+        #expect(report.complete)
+        #expect(report.settings.rounds == 3)
+        // Round after round, not benchmark after benchmark.
+        let oneRound = ["setup 16", "teardown 16", "setup 256", "teardown 256"]
+        #expect(recorder.all == oneRound + oneRound + oneRound)
+        #expect(report.benchmarks.map(\.id) == ["Test/spin/10us", "Test/sized/sum[16]", "Test/sized/sum[256]"])
+        for result in report.benchmarks {
+            // At least the per-round minimum in every round, at most the asked-for total.
+            #expect(result.samples.count >= 3 && result.samples.count <= 6)
+            // Calibrated once: every round uses the first round's iteration count.
+            #expect(Set(result.samples.map(\.iterations)).count == 1)
+            #expect(result.claim?.evidence == "analysed")
+        }
+        #expect(progress.dropLast().map(\.round) == [1, 1, 1, 2, 2, 2, 3, 3, 3])
+        #expect(progress.dropLast().map(\.index) == Array(0..<9))
+        #expect(progress.allSatisfy { $0.total == 9 && $0.rounds == 3 })
+    }
+
+    @Test func aOneVisitCaseKeepsOneInstanceForAllItsSamples() throws {
+        let recorder = TestSuites.Recorder()
+        final class Counting: BenchmarkInstance {
+            let recorder: TestSuites.Recorder
+            var runs = 0
+            init(_ recorder: TestSuites.Recorder) {
+                self.recorder = recorder
+                recorder.record("instance")
+            }
+            func run(iterations: Int) {
+                runs += 1
+                TestSuites.spin(nanoseconds: 1_000, iterations: iterations)
+            }
+            var counters: [String: Double] { ["runs": Double(runs)] }
+        }
+        let suite = BenchmarkSuite(
+            name: "Test",
+            benchmarks: [
+                Benchmark("Test/once/counting", scheduling: .oneVisit) { _ in Counting(recorder) },
+                Benchmark("Test/spread/spin") { n in TestSuites.spin(nanoseconds: 1_000, iterations: n) },
+            ])
+        let (report, progress) = try run(suite)
+        #expect(recorder.all == ["instance"])
+        let once = try #require(report.benchmarks.first { $0.id == "Test/once/counting" })
+        #expect(once.samples.count >= 3 && once.samples.count <= 6)
+        // Its counters saw every sample (plus calibration and warm-up runs) of the one instance.
+        #expect(try #require(once.counters["runs"]) > Double(once.samples.count))
+        #expect(
+            progress.dropLast().map(\.id) == [
+                "Test/once/counting", "Test/spread/spin", "Test/spread/spin", "Test/spread/spin",
+            ])
+    }
+
+    @Test func interruptionInALaterRoundKeepsTheSamplesOfEarlierRounds() throws {
+        let recorder = TestSuites.Recorder()
+        let (report, _) = try run(
+            TestSuites.suite(recorder: recorder),
+            shouldStop: { recorder.all.filter { $0 == "teardown 16" }.count == 2 })
+        #expect(!report.complete)
+        #expect(
+            report.incompleteReason == "interrupted in round 2 of 3: results hold the samples of the rounds that ran")
+        #expect(report.benchmarks.count == 3)
+        #expect(recorder.all.filter { $0 == "setup 256" }.count == 1)
+    }
+}
