@@ -17,12 +17,14 @@ struct ClaimedBenchmark: Sendable {
     }
 
     /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
-    /// Measured in one visit: the counters (observer firings, peak threads, completion order)
-    /// describe the subject's whole life, and these cases start threads or build large inputs.
+    /// Measured in one visit unless `scheduling` says otherwise: counters such as observer firings,
+    /// peak threads or completion order describe one subject's whole life. Cases whose counters do
+    /// not (lock contention, fan-out, hops) are interleaved with the rest of the run, like the
+    /// micro-benchmarks, so a busy spell on the machine touches only part of their samples.
     init<Subject>(
         _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
-        thresholdPercent: Double? = nil,
-        make: @escaping @Sendable (Int?) -> Subject, body: @escaping (Subject, Int) -> Void,
+        thresholdPercent: Double? = nil, scheduling: Benchmark.Scheduling = .oneVisit,
+        make: @escaping @Sendable (Int?) throws -> Subject, body: @escaping (Subject, Int) -> Void,
         counters: @escaping (Subject) -> [String: Double] = { _ in [:] },
         teardown: @escaping (Subject) -> Void = { _ in }, judge: @escaping Judge
     ) {
@@ -32,9 +34,9 @@ struct ClaimedBenchmark: Sendable {
         self.init(
             benchmark: Benchmark(
                 path, parameters: parameters, throughput: { _ in throughput }, thresholdPercent: thresholdPercent,
-                scheduling: .oneVisit
+                scheduling: scheduling
             ) { parameter in
-                CountingInstance(make(parameter), body: body, counters: counters, teardown: teardown)
+                CountingInstance(try make(parameter), body: body, counters: counters, teardown: teardown)
             },
             statement: { _ in statement }, judge: judge)
     }

@@ -27,17 +27,35 @@ struct Perfkit: ParsableCommand {
     /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that
     /// perfkit's exit codes are simply 0 (fine), 1 (usage or input error) and 2 (regression).
     static func main() {
+        let command: ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            fail(error)
+        }
+        if command is RunCommand {
+            // Benchmarks run off the main thread so the main queue is drained, as in a service.
+            nonisolated(unsafe) let command = command
+            MainQueueHost.run { execute(command) }
+        }
+        execute(command)
+    }
+
+    private static func execute(_ command: ParsableCommand) {
+        var command = command
+        do {
             try command.run()
         } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                let message = fullMessage(for: error)
-                if !message.isEmpty { printError(message + "\n") }
-                Glibc.exit(1)
-            }
-            exit(withError: error)
+            fail(error)
         }
+    }
+
+    private static func fail(_ error: any Error) -> Never {
+        if exitCode(for: error) == .validationFailure {
+            let message = fullMessage(for: error)
+            if !message.isEmpty { printError(message + "\n") }
+            Glibc.exit(1)
+        }
+        exit(withError: error)
     }
 }

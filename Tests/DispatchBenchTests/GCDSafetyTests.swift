@@ -196,8 +196,42 @@ import Testing
         let global = try #require(threadExplosionCases.first { $0.benchmark.name == "explosion-global-queue" })
         #expect(verdict(global, ["peakConcurrentItems": Double(2 * processorCount)]) == .held)
         #expect(verdict(global, ["peakConcurrentItems": Double(processorCount)]) == .didNotHold)
-        if processorCount > 1 {
-            #expect(verdict(global, ["peakConcurrentItems": Double(processorCount + 1)]) == .inconclusive)
+        #expect(verdict(global, ["peakConcurrentItems": Double(processorCount + 1)]) == .held)
+    }
+
+    @Test func mainQueueHopIsJudgedAgainstTheSerialQueueHop() throws {
+        let main = try #require(hopCases.first { $0.benchmark.name == "hop-main-queue-round-trip" })
+        let serial = LocalDriver.result("DispatchBench/gcd/hop-serial-round-trip", median: 10_000, halfWidth: 50)
+        func verdict(median: Double) -> Claim.Verdict {
+            let result = LocalDriver.result(main.benchmark.path, median: median, halfWidth: 50)
+            return main.judge(result, [serial, result]).0
         }
+        #expect(verdict(median: 10_100) == .held)
+        #expect(verdict(median: 8_000) == .held)
+        #expect(verdict(median: 14_000) == .didNotHold)
+        let alone = LocalDriver.result(main.benchmark.path, median: 10_000, halfWidth: 50)
+        #expect(main.judge(alone, [alone]).0 == .inconclusive)
+    }
+}
+
+@Suite struct MainQueueTests {
+    @Test func aDrainedMainQueueIsRecognised() throws {
+        _ = try DrainedMainQueue()
+    }
+
+    @Test func aMainQueueThatDoesNotRunBlocksIsAnErrorNotAHang() throws {
+        // Occupy the main queue for a moment: the check must give up with a clear error.
+        let release = DispatchSemaphore(value: 0)
+        let occupied = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            occupied.signal()
+            release.wait()
+        }
+        occupied.wait()
+        defer { release.signal() }
+        let error = try #require(throws: DrainedMainQueue.NotDrained.self) {
+            try DrainedMainQueue(timeout: .milliseconds(200))
+        }
+        #expect(error.description.contains("dispatchMain"))
     }
 }

@@ -170,6 +170,23 @@ import Testing
         #expect(outcome.stdout.contains("report: \(reportURL.path)"))
     }
 
+    /// `perfkit run` measures off the main thread while the main thread runs dispatchMain(), so a
+    /// benchmark can hop to the main queue.
+    @Test func runDrainsTheMainQueue() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try perfkit([
+            "run", "--allow-debug-build", "--quick", "--filter", "DispatchBench/gcd/hop-(serial|main)",
+            "--output", directory.path,
+        ])
+        #expect(outcome.status == 0)
+        let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
+        #expect(report.complete)
+        let main = try #require(report.benchmarks.first { $0.name == "hop-main-queue-round-trip" })
+        #expect(main.claim?.evidence.contains("vs hop-serial-round-trip") == true)
+        #expect(main.wallTime.median > 0)
+    }
+
     @Test func runSpreadsSamplesOverRounds() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -209,11 +226,12 @@ import Testing
     @Test func interruptWritesWhatFinishedMarkedIncomplete() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // Three benchmarks of about 4 s each; Ctrl-C after 2.5 s lands in the first or second.
+        // Three benchmarks of about 4 s each in one round; Ctrl-C after 2.5 s lands in the first or
+        // second (RoundsTests covers an interruption in a later round).
         let outcome = try perfkit(
             [
                 "run", "--allow-debug-build", "--filter", "Harness/baseline/(black-hole|identity|allocate-array)",
-                "--time-budget", "4", "--output", directory.path,
+                "--time-budget", "4", "--rounds", "1", "--output", directory.path,
             ], interruptAfter: 2.5)
         #expect(outcome.status == 130)
         let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))

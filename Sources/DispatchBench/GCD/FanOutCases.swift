@@ -17,8 +17,8 @@ private func fanOutCase(
     body: @escaping @Sendable (_ iterations: Int) -> Void
 ) -> ClaimedBenchmark {
     ClaimedBenchmark(
-        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, make: { _ in () }, body: { _, n in body(n) },
-        judge: judge)
+        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: .interleaved, make: { _ in () },
+        body: { _, n in body(n) }, judge: judge)
 }
 
 let fanOutCases: [ClaimedBenchmark] = [

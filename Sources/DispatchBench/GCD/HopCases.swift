@@ -24,11 +24,29 @@ final class LatenessRecorder: @unchecked Sendable {
     }
 }
 
+/// The main queue, checked to be drained: something runs `dispatchMain()` (as `perfkit run` does)
+/// or a run loop on the main thread. Without that a hop to it would never come back.
+struct DrainedMainQueue {
+    struct NotDrained: Error, CustomStringConvertible {
+        var description: String {
+            "the main queue is not drained (nothing runs dispatchMain() or a main run loop); `perfkit run` drains it"
+        }
+    }
+
+    let back = DispatchSemaphore(value: 0)
+
+    init(timeout: DispatchTimeInterval = .seconds(2)) throws {
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { ran.signal() }
+        guard ran.wait(timeout: .now() + timeout) == .success else { throw NotDrained() }
+    }
+}
+
 let hopCases: [ClaimedBenchmark] = [
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-serial-round-trip",
         "An async hop to a serial queue and back (a semaphore wake-up) costs microseconds, not nanoseconds: over 1 µs.",
-        thresholdPercent: 25,
+        thresholdPercent: 25, scheduling: .interleaved,
         make: { _ in (DispatchQueue(label: "perfkit.dispatchbench.hop"), DispatchSemaphore(value: 0)) },
         body: { subject, n in
             let (queue, back) = subject
@@ -43,6 +61,31 @@ let hopCases: [ClaimedBenchmark] = [
             if ci.lower > 1000 { return (.held, evidence + ": the whole CI is above 1 µs") }
             if ci.upper < 1000 { return (.didNotHold, evidence + ": the whole CI is below 1 µs") }
             return (.inconclusive, evidence + ": the CI straddles 1 µs")
+        }),
+    ClaimedBenchmark(
+        "DispatchBench/gcd/hop-main-queue-round-trip",
+        "The main queue is just a serial queue: with dispatchMain() running, a hop to it and back costs no more than one to a private serial queue.",
+        thresholdPercent: 25, scheduling: .interleaved,
+        make: { _ in try DrainedMainQueue() },
+        body: { main, n in
+            for _ in 0..<n {
+                DispatchQueue.main.async { main.back.signal() }
+                main.back.wait()
+            }
+        },
+        judge: { result, all in
+            guard let serial = all.first(where: { $0.group == result.group && $0.name == "hop-serial-round-trip" })
+            else {
+                return (
+                    .inconclusive,
+                    "median \(Describe.median(result)); hop-serial-round-trip was not run, so no comparison"
+                )
+            }
+            let difference = MedianDifference(result, comparedTo: serial)
+            let evidence =
+                "median \(Describe.median(result)) vs hop-serial-round-trip \(Describe.median(serial)), "
+                + "\(Describe.ratio(result, serial)): \(difference.words)"
+            return (difference.direction == .higher ? .didNotHold : .held, evidence)
         }),
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-async-after-1ms",
