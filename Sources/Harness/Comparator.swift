@@ -7,7 +7,8 @@ import PerfReport
 /// significance (two-sided Mann–Whitney U, p-values Holm-adjusted across every benchmark compared,
 /// so an unchanged run of hundreds of benchmarks is not expected to flag any) and an effect
 /// beyond the threshold (ratio of medians ≥ 1 + t/100 is a regression, ≤ 1/(1 + t/100) an
-/// improvement, i.e. t% slower or t% faster). The ratio's bootstrap interval decides between "no
+/// improvement, i.e. t% slower or t% faster) whose bootstrap interval excludes 1 (no change).
+/// The ratio's bootstrap interval also decides between "no
 /// change" and "within noise" when the test is not significant: if the interval reaches beyond
 /// the threshold, a change of that size cannot be ruled out.
 ///
@@ -248,12 +249,17 @@ public struct Comparator: Sendable {
             sentence +=
                 "\(Self.describe(ratio: ratio, metric: change.metric)) (ratio \(Self.format(ratio: ratio)), "
                 + "CI \(Self.format(ratio: interval.lower))…\(Self.format(ratio: interval.upper))), \(pText): "
-            if significant && ratio >= slowerLimit {
+            // The rank test alone can be fooled by a shift of the tail (a neighbour's memory traffic
+            // in some samples); a verdict also needs the ratio's interval to exclude "no change".
+            if significant && ratio >= slowerLimit && interval.lower > 1 {
                 verdict = .regressed
                 sentence += "regressed beyond the \(thresholdText) threshold"
-            } else if significant && ratio <= fasterLimit {
+            } else if significant && ratio <= fasterLimit && interval.upper < 1 {
                 verdict = .improved
                 sentence += "improved beyond the \(thresholdText) threshold"
+            } else if significant && (ratio >= slowerLimit || ratio <= fasterLimit) {
+                verdict = .withinNoise
+                sentence += "significant by the rank test, but the ratio's interval includes no change"
             } else if significant {
                 verdict = .noChange
                 let change = Self.format(percent: Self.changePercent(ratio))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Harness
 
 #if canImport(Glibc)
     import Glibc
@@ -33,8 +34,10 @@ struct Perfkit: ParsableCommand {
         } catch {
             fail(error)
         }
-        if command is RunCommand {
-            // Benchmarks run off the main thread so the main queue is drained, as in a service.
+        // Benchmarks run off the main thread so the main queue is drained, as in a service. Not
+        // under valgrind (`--instructions`): valgrind 3.19 crashes on the parked main thread, and
+        // instruction counts of the main-queue hop would mean little anyway.
+        if command is RunCommand && !CallgrindInstructionCounter.runningOnValgrind {
             nonisolated(unsafe) let command = command
             MainQueueHost.run { execute(command) }
         }
@@ -51,6 +54,10 @@ struct Perfkit: ParsableCommand {
     }
 
     private static func fail(_ error: any Error) -> Never {
+        if error is PerfkitProcess.Interrupted {
+            printError("interrupted (temporary files removed)\n")
+            Glibc.exit(130)
+        }
         if exitCode(for: error) == .validationFailure {
             let message = fullMessage(for: error)
             if !message.isEmpty { printError(message + "\n") }

@@ -94,6 +94,30 @@ import Testing
         #expect(entry.explanation.contains(String(format: "p=%.3g", entry.pValue!)))
     }
 
+    /// Gate-check run 10 of 2026-11-22: a memset benchmark +15% by the medians, p = 0.005 after
+    /// Holm, but its ratio interval −2.6% … +31.5% includes no change: not a regression.
+    @Test func aRegressionNeedsTheRatioIntervalToExcludeNoChange() {
+        func change(ratio: Double, lower: Double, upper: Double) -> Harness.Comparator.SampledChange {
+            Harness.Comparator.SampledChange(
+                id: "s/g/memset", metric: .cpuTime, thresholdPercent: 5, baselineMedian: 640,
+                currentMedian: 640 * ratio, ratio: ratio,
+                ratioInterval: ConfidenceInterval(lower: lower, upper: upper, level: 0.95), pValue: 0.005, note: nil)
+        }
+        let straddling = comparator.decide(
+            change(ratio: 1.152, lower: 0.974, upper: 1.315), adjustedPValue: 0.0054, testCount: 53)
+        #expect(straddling.verdict == .withinNoise)
+        #expect(straddling.explanation.contains("interval includes no change"))
+        let clear = comparator.decide(
+            change(ratio: 1.152, lower: 1.08, upper: 1.22), adjustedPValue: 0.0054, testCount: 53)
+        #expect(clear.verdict == .regressed)
+        let faster = comparator.decide(
+            change(ratio: 0.85, lower: 0.7, upper: 1.01), adjustedPValue: 0.001, testCount: 1)
+        #expect(faster.verdict == .withinNoise)
+        let clearlyFaster = comparator.decide(
+            change(ratio: 0.85, lower: 0.8, upper: 0.9), adjustedPValue: 0.001, testCount: 1)
+        #expect(clearlyFaster.verdict == .improved)
+    }
+
     @Test func bootstrapOfTheRatioIsDeterministic() {
         let baseline = Synthetic.normal(count: 25, mean: 100, relativeSpread: 0.03, seed: 11)
         let current = Synthetic.normal(count: 25, mean: 104, relativeSpread: 0.03, seed: 12)

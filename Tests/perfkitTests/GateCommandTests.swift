@@ -58,4 +58,46 @@ import Testing
         #expect(outcome.stderr.contains("cannot check out this revision"))
         #expect(!FileManager.default.fileExists(atPath: summary.path))
     }
+
+    /// Ctrl-C during `perfkit ci` reaches the child run (in a process group of its own, so the
+    /// terminal would not signal it), and ci then removes its work folder (and worktree) and exits 130.
+    @Test func ctrlCDuringCIStopsTheChildAndCleansUp() throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("perfkit-ctrlc-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let marker = directory.appendingPathComponent("child-interrupted")
+        let started = directory.appendingPathComponent("child-started")
+        let child = directory.appendingPathComponent("slow-perfkit")
+        try Data(
+            """
+            #!/bin/sh
+            trap 'touch "\(marker.path)"; kill $! 2>/dev/null; exit 130' INT
+            touch "\(started.path)"
+            sleep 30 &
+            wait
+            """.utf8
+        ).write(to: child)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: child.path)
+
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = [
+            "ci", "--baseline-binary", child.path, "--current-binary", child.path, "--summary",
+            directory.appendingPathComponent("summary.md").path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: started.path) && Date() < deadline { usleep(20_000) }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+
+        #expect(process.terminationStatus == 130)
+        #expect(FileManager.default.fileExists(atPath: marker.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.hasPrefix("perfkit-ci-\(process.processIdentifier)-") }
+        #expect(leftovers.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("summary.md").path))
+    }
 }

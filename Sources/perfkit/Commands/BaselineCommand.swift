@@ -64,6 +64,7 @@ struct BaselineCommand: ParsableCommand {
                 throw PerfkitError(
                     "\(output): not updating the baseline in CI (CI is set); refresh it on purpose and commit it")
             }
+            InterruptFlag.install()  // Ctrl-C stops the child run, then this command after its cleanup
             let previous = FileManager.default.fileExists(atPath: output) ? try? loadReport(output) : nil
             let work = URL(fileURLWithPath: NSTemporaryDirectory())
                 .appendingPathComponent("perfkit-baseline-\(UUID().uuidString.prefix(8))")
@@ -133,9 +134,24 @@ enum PerfkitProcess {
         } catch {
             throw PerfkitError("\(executable.path): cannot start: \(error)")
         }
-        process.waitUntilExit()
+        // The child has a process group of its own, so a Ctrl-C at the terminal reaches only us:
+        // pass it on, let the child write what it finished, then stop so our cleanup runs.
+        var forwarded = false
+        while process.isRunning {
+            if InterruptFlag.isSet && !forwarded {
+                process.interrupt()
+                forwarded = true
+            }
+            usleep(100_000)
+        }
+        if InterruptFlag.isSet { throw Interrupted() }
         return process.terminationReason == .uncaughtSignal
             ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// Ctrl-C arrived while a child ran: the command stops (exit 130) after its cleanup.
+    struct Interrupted: Error, CustomStringConvertible {
+        var description: String { "interrupted" }
     }
 
     /// The one report a run wrote under `directory` (`<directory>/<timestamp>/report.json`).

@@ -79,6 +79,8 @@ struct CICommand: ParsableCommand {
 
     func run() throws {
         let start = Date()
+        // Ctrl-C stops the child run and then this command, so the worktree and work folder go too.
+        InterruptFlag.install()
         let work = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("perfkit-ci-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
