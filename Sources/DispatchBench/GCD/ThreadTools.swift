@@ -82,17 +82,36 @@ final class ConcurrencyGauge: @unchecked Sendable {
     private let lock = NSLock()
     private var active = 0
     private var maximum = 0
+    private var batchMaximum = 0
+    private var batchPeaks: [Int] = []
 
     func enter() {
         lock.withLock {
             active += 1
             maximum = max(maximum, active)
+            batchMaximum = max(batchMaximum, active)
         }
     }
 
     func leave() { lock.withLock { active -= 1 } }
 
+    /// Closes a batch of work items: its peak joins `medianBatchPeak`.
+    func endBatch() {
+        lock.withLock {
+            batchPeaks.append(batchMaximum)
+            batchMaximum = active
+        }
+    }
+
     var peak: Int { lock.withLock { maximum } }
+
+    /// The peak of a typical batch (nil before the first batch ends).
+    var medianBatchPeak: Int? {
+        lock.withLock {
+            guard !batchPeaks.isEmpty else { return nil }
+            return batchPeaks.sorted()[batchPeaks.count / 2]
+        }
+    }
 }
 
 /// Burns CPU for `microseconds` (work that holds a core, unlike sleeping).
