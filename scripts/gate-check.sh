@@ -13,7 +13,7 @@
 #
 # Environment: RUNS (default 10), PERCENTS (default "5 10 20"; " " for none), FILTER (benchmark
 # regex, default what CI gates), BASELINE (use this baseline instead of making a fresh one), KEEP=1
-# keeps the work directory.
+# keeps the work directory, UNCHANGED=0 skips the unchanged-tree row (to add rows to an earlier check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -99,9 +99,11 @@ instruction_gate() { # percent run
     echo "$(flags "$summary") $((($(date +%s%N) - start) / 1000000000))"
 }
 
+rows="$percents"
+[ "${UNCHANGED:-1}" = 0 ] || rows="0 $percents"
 declare -A time_hits time_others inst_hits inst_others
 time_seconds=() inst_seconds=()
-for percent in 0 $percents; do
+for percent in $rows; do
     time_hits[$percent]=0 time_others[$percent]=0 inst_hits[$percent]=0 inst_others[$percent]=0
     for run in $(seq 1 "$runs"); do
         read -r hit others seconds < <(time_gate "$percent" "$run") || true
@@ -138,7 +140,7 @@ Instruction gate: \`perfkit run --instructions --allocations --baseline <fresh> 
 | Injected slowdown | Time gate: injected benchmark flagged | Time gate: runs flagging another benchmark | Instruction gate: injected benchmark flagged | Instruction gate: runs flagging another benchmark |
 |---|---:|---:|---:|---:|
 EOF
-for percent in 0 $percents; do
+for percent in $rows; do
     if [ "$percent" = 0 ]; then label="none (unchanged tree)"; else label="+$percent%"; fi
     echo "| $label | ${time_hits[$percent]}/$runs | ${time_others[$percent]}/$runs | ${inst_hits[$percent]}/$runs | ${inst_others[$percent]}/$runs |"
 done
