@@ -20,8 +20,12 @@ public let probeSuite = BenchmarkSuite(
             "Probe/ping/serial-queue",
             setup: { _ in PingTarget() },
             body: { target, iterations in target.ping(iterations) }),
+        // Cold symbolication reads this process's memory map and its modules' symbol tables, which
+        // differ a little from process to process (thread stacks, arenas): its instruction and
+        // allocation counts moved by up to 3.7% between runs of the same binary, so it is gated
+        // at 10%, not the instruction gate's 2%.
         Benchmark(
-            "Probe/symbolicate/cold",
+            "Probe/symbolicate/cold", thresholdPercent: 10,
             setup: { _ in captureStack(depth: 20) },
             body: { stack, iterations in
                 let symbolicator = Symbolicator()

@@ -244,6 +244,24 @@ import Testing
 
     // MARK: - Exact counts
 
+    /// Probe/symbolicate/cold declares 10%: its counts move a few percent between processes.
+    @Test func aBenchmarksOwnThresholdAppliesToExactCountsToo() throws {
+        let strict = Comparator(thresholdPercent: 2)
+        let samples = Synthetic.normal(count: 20, mean: 100, relativeSpread: 0.01, seed: 30)
+        func verdict(declared: Double?, instructions new: Double) throws -> ComparisonEntry.Verdict {
+            var old = Synthetic.result("s/g/x", nanosecondsPerOperation: samples, instructionsPerOperation: 1000)
+            var current = Synthetic.result("s/g/x", nanosecondsPerOperation: samples, instructionsPerOperation: new)
+            old.thresholdPercent = declared
+            current.thresholdPercent = declared
+            let comparison = strict.compare(
+                baseline: Synthetic.report([old]), current: Synthetic.report([current]), metric: .instructions)
+            return try Self.entry(comparison, "s/g/x").verdict
+        }
+        #expect(try verdict(declared: nil, instructions: 1030) == .regressed)
+        #expect(try verdict(declared: 10, instructions: 1030) == .noChange)
+        #expect(try verdict(declared: 10, instructions: 1120) == .regressed)
+    }
+
     @Test func instructionCountsNeedNoSignificanceTest() throws {
         let noisy = Synthetic.normal(count: 20, mean: 100, relativeSpread: 0.1, seed: 16)
         func entry(_ old: Double?, _ new: Double?) throws -> ComparisonEntry {
