@@ -125,6 +125,8 @@ public struct BenchmarkSession {
                 index: done, total: total, id: "", round: rounds, rounds: rounds,
                 elapsedSeconds: seconds(since: start)))
 
+        var settings = settings  // records the rounds actually used
+        settings.rounds = rounds
         return Report(
             createdAt: createdAt,
             complete: incompleteReason == nil,

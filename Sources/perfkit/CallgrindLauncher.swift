@@ -50,14 +50,13 @@ enum CallgrindLauncher {
             Self.valgrindArguments(outputFile: outputFile, log: work.appendingPathComponent("valgrind.log").path)
             + [program.path] + CommandLine.arguments.dropFirst()
         process.environment = environment
-        // Ctrl-C reaches the child through the process group; the parent just waits for it.
         InterruptFlag.install()
         do {
             try process.run()
         } catch {
             throw PerfkitError("--instructions: cannot start \(valgrind): \(error)")
         }
-        process.waitUntilExit()
+        PerfkitProcess.waitPassingOnInterrupt(process)
         let status = process.terminationStatus
         if process.terminationReason == .uncaughtSignal || (status != 0 && status != 2) {
             let log = (try? String(contentsOfFile: work.appendingPathComponent("valgrind.log").path, encoding: .utf8))

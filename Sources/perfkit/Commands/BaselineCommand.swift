@@ -134,8 +134,17 @@ enum PerfkitProcess {
         } catch {
             throw PerfkitError("\(executable.path): cannot start: \(error)")
         }
-        // The child has a process group of its own, so a Ctrl-C at the terminal reaches only us:
-        // pass it on, let the child write what it finished, then stop so our cleanup runs.
+        waitPassingOnInterrupt(process)
+        // Let our caller's cleanup run before the command ends.
+        if InterruptFlag.isSet { throw Interrupted() }
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// Waits for a started child. Foundation gives the child a process group of its own, so a
+    /// Ctrl-C at the terminal reaches only us (with `InterruptFlag` installed): pass it on, and
+    /// let the child write what it finished.
+    static func waitPassingOnInterrupt(_ process: Process) {
         var forwarded = false
         while process.isRunning {
             if InterruptFlag.isSet && !forwarded {
@@ -144,9 +153,6 @@ enum PerfkitProcess {
             }
             usleep(100_000)
         }
-        if InterruptFlag.isSet { throw Interrupted() }
-        return process.terminationReason == .uncaughtSignal
-            ? 128 + process.terminationStatus : process.terminationStatus
     }
 
     /// Ctrl-C arrived while a child ran: the command stops (exit 130) after its cleanup.

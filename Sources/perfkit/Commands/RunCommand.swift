@@ -103,9 +103,6 @@ struct RunCommand: ParsableCommand {
         if let samples { configuration.samples = samples }
         if let timeBudget { configuration.timeBudgetSeconds = timeBudget }
         if let rounds { configuration.rounds = rounds }
-        // Instruction counts do not move between rounds; valgrind makes every visit slow.
-        if instructions { configuration.rounds = 1 }
-        configuration.rounds = min(configuration.rounds, configuration.samples)
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
         if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
 
