@@ -93,8 +93,23 @@ public final class BenchmarkRunner {
     }
 
     /// Measures one visit to a case with a fresh instance: `iterations` is the count an earlier
-    /// visit calibrated (nil on the first visit, which calibrates).
+    /// visit calibrated (nil on the first visit, which calibrates). Each timed visit gets a random
+    /// heap and stack placement (``LayoutJitter``); a callgrind visit keeps the natural one.
     func measure(
+        _ benchmark: Benchmark, parameter: Int?, visit: RunConfiguration.Visit, iterations calibrated: Int?,
+        shouldStop: () -> Bool
+    ) throws -> Measurement? {
+        if callgrind != nil {
+            return try measureOnce(
+                benchmark, parameter: parameter, visit: visit, iterations: calibrated, shouldStop: shouldStop)
+        }
+        return try LayoutJitter.withRandomPlacement {
+            try measureOnce(
+                benchmark, parameter: parameter, visit: visit, iterations: calibrated, shouldStop: shouldStop)
+        }
+    }
+
+    private func measureOnce(
         _ benchmark: Benchmark, parameter: Int?, visit: RunConfiguration.Visit, iterations calibrated: Int?,
         shouldStop: () -> Bool
     ) throws -> Measurement? {
