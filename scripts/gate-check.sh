@@ -123,8 +123,11 @@ done
 
 # How far instruction counts move between runs of an unchanged tree (the baseline and every
 # unchanged instruction run): the largest relative spread of any benchmark.
-spread=$(python3 scripts/instruction-spread.py "$work/baseline.json" "$work"/instruction-reports-0/*/report.json) ||
-    spread="n/a"
+spread="n/a (no unchanged-tree row in this check)"
+if compgen -G "$work/instruction-reports-0/*/report.json" >/dev/null; then
+    spread=$(python3 scripts/instruction-spread.py "$work/baseline.json" "$work"/instruction-reports-0/*/report.json) ||
+        spread="n/a"
+fi
 
 mean() { printf '%s\n' "$@" | awk '{ s += $1; if ($1 > m) m = $1 } END { printf "mean %.0f s, max %.0f s", s / NR, m }'; }
 benchmarks=$("$bin" list "${filter_args[@]}" | grep -c / || true)
