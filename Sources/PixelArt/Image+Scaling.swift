@@ -2,16 +2,20 @@ extension Image {
     /// This image scaled with nearest-neighbour to `target`. The result has the same pixel format,
     /// palette and transparency key; its colours are a subset of this image's.
     ///
-    /// - Parameter maxPixels: refuse outputs with more pixels than this, before allocating them.
-    public func scaled(to target: ScaleTarget, maxPixels: Int = PNG.defaultMaxPixels) throws(PixelArtError) -> Image {
+    /// - Parameters:
+    ///   - maxPixels: refuse outputs with more pixels than this, before allocating them.
+    ///   - threads: row bands scaled in parallel (1 = on the calling thread, starting no Dispatch
+    ///     worker); nil picks 8 per core for large outputs.
+    public func scaled(to target: ScaleTarget, maxPixels: Int = PNG.defaultMaxPixels, threads: Int? = nil)
+        throws(PixelArtError) -> Image
+    {
         let size = try target.outputSize(width: width, height: height)
-        return try scaled(width: size.width, height: size.height, maxPixels: maxPixels)
+        return try scaled(width: size.width, height: size.height, maxPixels: maxPixels, threads: threads)
     }
 
-    public func scaled(width newWidth: Int, height newHeight: Int, maxPixels: Int = PNG.defaultMaxPixels)
-        throws(PixelArtError)
-        -> Image
-    {
+    public func scaled(
+        width newWidth: Int, height newHeight: Int, maxPixels: Int = PNG.defaultMaxPixels, threads: Int? = nil
+    ) throws(PixelArtError) -> Image {
         guard newWidth > 0, newHeight > 0 else { throw .invalidScale("output size \(newWidth)×\(newHeight) is empty") }
         let (pixelCount, overflow) = newWidth.multipliedReportingOverflow(by: newHeight)
         guard !overflow, pixelCount <= maxPixels else {
@@ -29,7 +33,8 @@ extension Image {
                 NearestNeighbor.scale(
                     source: source.baseAddress!, sourceWidth: width, sourceHeight: height, sourceRowBytes: bytesPerRow,
                     destination: UnsafeMutableRawPointer(buffer.baseAddress!), destinationWidth: newWidth,
-                    destinationHeight: newHeight, destinationRowBytes: rowBytes, bytesPerPixel: format.bytesPerPixel)
+                    destinationHeight: newHeight, destinationRowBytes: rowBytes, bytesPerPixel: format.bytesPerPixel,
+                    threads: threads)
             }
             count = byteCount
         }

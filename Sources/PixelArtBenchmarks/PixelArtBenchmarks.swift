@@ -139,25 +139,16 @@ let pngBenchmarks: [Benchmark] = [
         }),
     Benchmark(
         "PixelArt/png/encode-rgba8-4096-upscaled", throughput: { _ in .bytes(4096 * 4096 * 4) },
-        setup: { _ in try upscaledOnThisThread(pixelArtImage(width: 1024, height: 1024), factor: 4) },
+        // Scaled on this thread: once a process has started a Dispatch worker, libdispatch's pool
+        // monitor wakes every second for the rest of its life and sometimes starts a thread, which
+        // allocates; under callgrind that landed as a stray 22nd allocation in this benchmark's
+        // single 25-second sample, and every later benchmark that reads /proc/self/maps saw a
+        // different number of thread stacks.
+        setup: { _ in try pixelArtImage(width: 1024, height: 1024).scaled(to: .factor(4), threads: 1) },
         body: { image, iterations in
             for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }
         }),
 ]
-
-/// `image` scaled up by `factor` without Dispatch workers (`scaled(to:)` uses concurrentPerform for
-/// large outputs). Once a process has started a Dispatch worker, libdispatch's pool monitor wakes
-/// every second for the rest of its life and sometimes starts a thread, which allocates; under
-/// callgrind that landed as a stray 22nd allocation in this benchmark's single 25-second sample, and
-/// every later benchmark that reads /proc/self/maps saw a different number of thread stacks.
-func upscaledOnThisThread(_ image: Image, factor: Int) throws -> Image {
-    let bytes = image.width * factor * image.height * factor * image.format.bytesPerPixel
-    var output = try Image(
-        width: image.width * factor, height: image.height * factor, format: image.format,
-        pixels: [UInt8](repeating: 0, count: bytes))
-    try Image.scale(image, into: &output, threads: 1)
-    return output
-}
 
 /// Deterministic pixel art: 8×8-pixel blocks in 16 colours (some translucent), with a few stray
 /// single pixels, so PNG filters and zlib see something like a sprite sheet.
