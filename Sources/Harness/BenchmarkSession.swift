@@ -54,11 +54,12 @@ public struct BenchmarkSession {
                 }
             }
         }
-        // Instruction counts are deterministic: one visit says all, and valgrind makes visits slow.
-        let rounds = runner.callgrind != nil ? 1 : min(configuration.rounds, configuration.samples)
-        let visits = (0..<rounds).map { round in
-            cases.indices.filter { round == 0 || cases[$0].benchmark.scheduling == .interleaved }
-        }
+        let plan = VisitPlan(
+            schedulings: cases.map(\.benchmark.scheduling), configuration: configuration,
+            // Instruction counts are deterministic: one visit says all, and valgrind makes visits slow.
+            oneVisitEach: runner.callgrind != nil)
+        let rounds = plan.rounds
+        let visits = (0..<rounds).map { round in cases.indices.filter { plan.visit(case: $0, round: round) != nil } }
         let total = visits.reduce(0) { $0 + $1.count }
         let start = MonotonicClock.now()
         var done = 0
@@ -75,9 +76,7 @@ public struct BenchmarkSession {
                         index: done, total: total, id: selected.id, round: round + 1, rounds: rounds,
                         elapsedSeconds: seconds(since: start)))
                 do {
-                    let visit =
-                        selected.benchmark.scheduling == .interleaved
-                        ? configuration.visit(round: round, of: rounds) : configuration.visit(round: 0, of: 1)
+                    let visit = plan.visit(case: index, round: round)!
                     let calibrated = measurements[index]?.samples.first?.iterations
                     if let measurement = try runner.measure(
                         selected.benchmark, parameter: selected.parameter, visit: visit, iterations: calibrated,

@@ -100,4 +100,56 @@ import Testing
         #expect(report.benchmarks.count == 3)
         #expect(recorder.all.filter { $0 == "setup 256" }.count == 1)
     }
+
+    @Test func everySampleCasesStretchTheRunAndTheInterleavedOnesSpreadOverIt() {
+        let plan = VisitPlan(
+            schedulings: [.oneVisit, .interleaved, .everySampleAFreshVisit], configuration: Self.threeRounds,
+            oneVisitEach: false)
+        #expect(plan.rounds == 6)
+        let visited = (0..<3).map { index in (0..<plan.rounds).filter { plan.visit(case: index, round: $0) != nil } }
+        #expect(visited == [[0], [0, 2, 4], [0, 1, 2, 3, 4, 5]])
+        #expect((0..<6).map { plan.visit(case: 2, round: $0)!.samples } == [1, 1, 1, 1, 1, 1])
+        #expect([0, 2, 4].map { plan.visit(case: 1, round: $0)!.samples } == [2, 2, 2])
+        #expect(plan.visit(case: 0, round: 0)!.samples == 6)
+        #expect(plan.visit(case: 2, round: 6) == nil)
+    }
+
+    @Test func withoutEverySampleCasesTheRunKeepsItsRoundsAndCallgrindVisitsOnce() {
+        let plain = VisitPlan(
+            schedulings: [.oneVisit, .interleaved], configuration: Self.threeRounds, oneVisitEach: false)
+        #expect(plain.rounds == 3)
+        #expect((0..<3).allSatisfy { plain.visit(case: 1, round: $0)?.samples == 2 })
+        let callgrind = VisitPlan(
+            schedulings: [.interleaved, .everySampleAFreshVisit], configuration: Self.threeRounds, oneVisitEach: true)
+        #expect(callgrind.rounds == 1)
+        #expect(callgrind.visit(case: 1, round: 0)?.samples == 6)
+        #expect(callgrind.visit(case: 0, round: 0)?.samples == 6)
+    }
+
+    @Test func anEverySampleCaseMakesAFreshInstanceForEachSample() throws {
+        let recorder = TestSuites.Recorder()
+        final class Fresh: BenchmarkInstance {
+            init(_ recorder: TestSuites.Recorder) { recorder.record("instance") }
+            func run(iterations: Int) { TestSuites.spin(nanoseconds: 1_000, iterations: iterations) }
+        }
+        let suite = BenchmarkSuite(
+            name: "Test",
+            benchmarks: [
+                Benchmark("Test/fresh/spin", scheduling: .everySampleAFreshVisit) { _ in Fresh(recorder) },
+                Benchmark("Test/spread/spin") { n in TestSuites.spin(nanoseconds: 1_000, iterations: n) },
+            ])
+        let (report, progress) = try run(suite)
+        #expect(report.complete)
+        #expect(report.settings.rounds == 6)
+        let fresh = try #require(report.benchmarks.first { $0.id == "Test/fresh/spin" })
+        #expect(fresh.samples.count == 6)
+        #expect(recorder.all == Array(repeating: "instance", count: 6))
+        #expect(
+            progress.dropLast().map(\.id) == [
+                "Test/fresh/spin", "Test/spread/spin", "Test/fresh/spin", "Test/fresh/spin", "Test/spread/spin",
+                "Test/fresh/spin", "Test/fresh/spin", "Test/spread/spin", "Test/fresh/spin",
+            ])
+        let spread = try #require(report.benchmarks.first { $0.id == "Test/spread/spin" })
+        #expect(spread.samples.count >= 3 && spread.samples.count <= 6)
+    }
 }

@@ -17,7 +17,8 @@ private func fanOutCase(
     body: @escaping @Sendable (_ iterations: Int) -> Void
 ) -> ClaimedBenchmark {
     ClaimedBenchmark(
-        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: .interleaved, make: { _ in () },
+        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: .everySampleAFreshVisit,
+        make: { _ in () },
         body: { _, n in body(n) }, judge: judge)
 }
 

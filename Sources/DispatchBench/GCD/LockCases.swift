@@ -115,7 +115,7 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
             "DispatchBench/gcd/\(name)",
             "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.title.lowercasedFirst) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
             parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
-            scheduling: .interleaved,
+            scheduling: .everySampleAFreshVisit,
             make: { parameter in
                 // Actor accesses run as tasks on the cooperative pool; the gang is only for the others.
                 (
@@ -128,7 +128,12 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
                     mechanism, gang: subject.2, readPercent: readPercent, iterations: n, counter: subject.0,
                     actor: subject.1, tasks: subject.3)
             },
-            counters: { subject in ["threads": Double(subject.3), "readPercent": Double(readPercent)] },
+            counters: { subject in
+                [
+                    "threads": Double(subject.3), "readPercent": Double(readPercent),
+                    "pinned": subject.2.isPinned ? 1 : 0,
+                ]
+            },
             teardown: { subject in subject.2.stop() },
             judge: compared(
                 to: lockName(claim.baseline, readPercent), faster: claim.faster,

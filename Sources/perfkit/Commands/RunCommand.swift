@@ -31,7 +31,8 @@ struct RunCommand: ParsableCommand {
         help: """
             Rounds over the selection (default 5, or 1 with --quick): each benchmark's samples are \
             spread over them, from a fresh instance each round, so one noisy moment touches only part \
-            of them.
+            of them. Benchmarks that take every sample from a fresh instance (GCD contention, fan-out, \
+            hops) give the run as many rounds as samples.
             """)
     var rounds: Int?
 
