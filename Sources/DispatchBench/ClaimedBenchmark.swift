@@ -42,6 +42,15 @@ struct ClaimedBenchmark: Sendable {
     }
 }
 
+extension Benchmark.Scheduling {
+    /// GCD comparisons (lock contention, fan-out, hops): 50 samples, each from a visit of its own
+    /// spread over the run. Their times follow the host's state, which changes every few tens of
+    /// seconds on a VM; with five visits a run caught one or two states and its verdicts followed
+    /// them, and with 25 one-sample visits comparisons around 1.2× were still significant in one
+    /// run and not in the next.
+    static let gcdComparison = Self.everySampleAFreshVisit(sampleFactor: 2)
+}
+
 /// Sets the claim of every result that one of `cases` produced.
 func analyzeClaims(_ cases: [ClaimedBenchmark], _ results: inout [BenchmarkResult]) {
     let all = results

@@ -1,22 +1,30 @@
 /// Which rounds of a run visit which benchmark, and what each visit measures.
 ///
-/// A run has `configuration.rounds` rounds, or as many as samples when a selected benchmark wants
-/// a fresh visit for every sample. One-visit benchmarks are measured in the first round; the
-/// interleaved ones in `configuration.rounds` rounds spread evenly over the run, each with its
-/// share of the samples; the every-sample ones in every round, one sample each.
+/// A run has `configuration.rounds` rounds, or more when a selected benchmark wants a fresh visit
+/// for every sample: then as many as that benchmark's samples. One-visit benchmarks are measured
+/// in the first round; every other benchmark's visits are spread evenly over the run's rounds, the
+/// first in round 0: `configuration.rounds` visits for an interleaved one, each with its share of
+/// the samples, and one visit per sample for an every-sample one.
 struct VisitPlan {
     let rounds: Int
     private let schedulings: [Benchmark.Scheduling]
     private let configuration: RunConfiguration
     /// Visits of an interleaved benchmark (the configuration's rounds, capped by the samples).
     private let interleavedVisits: Int
+    private let oneVisitEach: Bool
 
     init(schedulings: [Benchmark.Scheduling], configuration: RunConfiguration, oneVisitEach: Bool) {
         self.schedulings = schedulings
         self.configuration = configuration
+        self.oneVisitEach = oneVisitEach
         interleavedVisits = oneVisitEach ? 1 : max(1, min(configuration.rounds, configuration.samples))
-        let wantsEverySample = !oneVisitEach && schedulings.contains(.everySampleAFreshVisit)
-        rounds = wantsEverySample ? max(interleavedVisits, configuration.samples) : interleavedVisits
+        var rounds = interleavedVisits
+        if !oneVisitEach {
+            for case .everySampleAFreshVisit(let factor) in schedulings {
+                rounds = max(rounds, Self.scaled(configuration, by: factor).samples)
+            }
+        }
+        self.rounds = rounds
     }
 
     /// The visit benchmark `index` gets in `round`, or nil when that round passes it by.
@@ -25,13 +33,33 @@ struct VisitPlan {
         switch schedulings[index] {
         case .oneVisit:
             return round == 0 ? configuration.visit(round: 0, of: 1) : nil
-        case .everySampleAFreshVisit:
-            return configuration.visit(round: round, of: rounds)
         case .interleaved:
-            // The k-th visit is in round ⌊k·rounds/visits⌋: evenly spread, the first in round 0.
-            let visit = (round * interleavedVisits + rounds - 1) / rounds
-            guard visit < interleavedVisits, visit * rounds / interleavedVisits == round else { return nil }
-            return configuration.visit(round: visit, of: interleavedVisits)
+            return spread(visits: interleavedVisits, round: round).map {
+                configuration.visit(round: $0, of: interleavedVisits)
+            }
+        case .everySampleAFreshVisit(let factor):
+            // Under callgrind the counts are deterministic: more samples would only take longer.
+            if oneVisitEach { return round == 0 ? configuration.visit(round: 0, of: 1) : nil }
+            let own = Self.scaled(configuration, by: factor)
+            return spread(visits: own.samples, round: round).map { own.visit(round: $0, of: own.samples) }
         }
+    }
+
+    /// Which of `visits` visits, spread evenly over the rounds, falls in `round` (visit k is in
+    /// round ⌊k·rounds/visits⌋), or nil.
+    private func spread(visits: Int, round: Int) -> Int? {
+        let visit = (round * visits + rounds - 1) / rounds
+        return visit < visits && visit * rounds / visits == round ? visit : nil
+    }
+
+    /// The configuration of a benchmark that takes `factor` times the samples, with the time budget
+    /// to match.
+    private static func scaled(_ configuration: RunConfiguration, by factor: Int) -> RunConfiguration {
+        var scaled = configuration
+        let factor = max(1, factor)
+        scaled.samples *= factor
+        scaled.minimumSamples *= factor
+        scaled.timeBudgetSeconds *= Double(factor)
+        return scaled
     }
 }

@@ -103,7 +103,7 @@ import Testing
 
     @Test func everySampleCasesStretchTheRunAndTheInterleavedOnesSpreadOverIt() {
         let plan = VisitPlan(
-            schedulings: [.oneVisit, .interleaved, .everySampleAFreshVisit], configuration: Self.threeRounds,
+            schedulings: [.oneVisit, .interleaved, .everySampleAFreshVisit()], configuration: Self.threeRounds,
             oneVisitEach: false)
         #expect(plan.rounds == 6)
         let visited = (0..<3).map { index in (0..<plan.rounds).filter { plan.visit(case: index, round: $0) != nil } }
@@ -114,13 +114,27 @@ import Testing
         #expect(plan.visit(case: 2, round: 6) == nil)
     }
 
+    @Test func aSampleFactorMultipliesTheVisitsAndTheBudget() {
+        let plan = VisitPlan(
+            schedulings: [.interleaved, .everySampleAFreshVisit(sampleFactor: 2)], configuration: Self.threeRounds,
+            oneVisitEach: false)
+        #expect(plan.rounds == 12)
+        #expect((0..<12).filter { plan.visit(case: 0, round: $0) != nil } == [0, 4, 8])
+        let visits = (0..<12).compactMap { plan.visit(case: 1, round: $0) }
+        #expect(visits.count == 12)
+        #expect(visits.allSatisfy { $0.samples == 1 && $0.minimumSamples == 1 })
+        // Each visit gets one sample's share of the configured budget, however many samples there are.
+        #expect(visits.allSatisfy { abs($0.timeBudgetSeconds - Self.threeRounds.timeBudgetSeconds / 6) < 1e-12 })
+    }
+
     @Test func withoutEverySampleCasesTheRunKeepsItsRoundsAndCallgrindVisitsOnce() {
         let plain = VisitPlan(
             schedulings: [.oneVisit, .interleaved], configuration: Self.threeRounds, oneVisitEach: false)
         #expect(plain.rounds == 3)
         #expect((0..<3).allSatisfy { plain.visit(case: 1, round: $0)?.samples == 2 })
         let callgrind = VisitPlan(
-            schedulings: [.interleaved, .everySampleAFreshVisit], configuration: Self.threeRounds, oneVisitEach: true)
+            schedulings: [.interleaved, .everySampleAFreshVisit(sampleFactor: 2)], configuration: Self.threeRounds,
+            oneVisitEach: true)
         #expect(callgrind.rounds == 1)
         #expect(callgrind.visit(case: 1, round: 0)?.samples == 6)
         #expect(callgrind.visit(case: 0, round: 0)?.samples == 6)
@@ -135,7 +149,7 @@ import Testing
         let suite = BenchmarkSuite(
             name: "Test",
             benchmarks: [
-                Benchmark("Test/fresh/spin", scheduling: .everySampleAFreshVisit) { _ in Fresh(recorder) },
+                Benchmark("Test/fresh/spin", scheduling: .everySampleAFreshVisit()) { _ in Fresh(recorder) },
                 Benchmark("Test/spread/spin") { n in TestSuites.spin(nanoseconds: 1_000, iterations: n) },
             ])
         let (report, progress) = try run(suite)

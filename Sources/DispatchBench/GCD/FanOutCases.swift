@@ -17,7 +17,7 @@ private func fanOutCase(
     body: @escaping @Sendable (_ iterations: Int) -> Void
 ) -> ClaimedBenchmark {
     ClaimedBenchmark(
-        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: .everySampleAFreshVisit,
+        "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: .gcdComparison,
         make: { _ in () },
         body: { _, n in body(n) }, judge: judge)
 }

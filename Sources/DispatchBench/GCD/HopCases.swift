@@ -46,7 +46,7 @@ let hopCases: [ClaimedBenchmark] = [
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-serial-round-trip",
         "An async hop to a serial queue and back (a semaphore wake-up) costs microseconds, not nanoseconds: over 1 µs.",
-        thresholdPercent: 25, scheduling: .everySampleAFreshVisit,
+        thresholdPercent: 25, scheduling: .gcdComparison,
         make: { _ in (DispatchQueue(label: "perfkit.dispatchbench.hop"), DispatchSemaphore(value: 0)) },
         body: { subject, n in
             let (queue, back) = subject
@@ -65,7 +65,7 @@ let hopCases: [ClaimedBenchmark] = [
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-main-queue-round-trip",
         "The main queue is just a serial queue: with dispatchMain() running, a hop to it and back costs no more than one to a private serial queue.",
-        thresholdPercent: 25, scheduling: .everySampleAFreshVisit,
+        thresholdPercent: 25, scheduling: .gcdComparison,
         make: { _ in try DrainedMainQueue() },
         body: { main, n in
             for _ in 0..<n {

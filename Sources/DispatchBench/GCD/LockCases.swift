@@ -115,7 +115,7 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
             "DispatchBench/gcd/\(name)",
             "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.title.lowercasedFirst) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
             parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
-            scheduling: .everySampleAFreshVisit,
+            scheduling: .gcdComparison,
             make: { parameter in
                 // Actor accesses run as tasks on the cooperative pool; the gang is only for the others.
                 (
