@@ -31,8 +31,8 @@ struct RunCommand: ParsableCommand {
         help: """
             Rounds over the selection (default 5, or 1 with --quick): each benchmark's samples are \
             spread over them, from a fresh instance each round, so one noisy moment touches only part \
-            of them. Benchmarks that take every sample from a fresh instance (GCD contention, fan-out, \
-            hops) give the run as many rounds as samples.
+            of them. Benchmarks that take every sample from a fresh instance (GCD contention, fan-out \
+            and hops, which also take twice the samples) give the run as many rounds as their samples.
             """)
     var rounds: Int?
 
