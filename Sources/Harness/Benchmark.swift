@@ -101,10 +101,10 @@ extension Benchmark {
         /// One sample per visit, from a freshly made instance each time, the visits spread evenly
         /// over the run (which then has at least as many rounds as this benchmark has samples),
         /// and `sampleFactor` times the configured samples and time budget. For benchmarks whose
-        /// time depends on a state of the machine that lasts for seconds, such as where the
-        /// hypervisor has put the two vCPUs that a contended lock bounces between: each sample then
-        /// catches a moment of its own, and more of them decide a comparison that the spread of
-        /// those moments would otherwise leave to chance.
+        /// time depends on a state of the machine that lasts for seconds, such as a contended lock
+        /// on a VM, whose cost changes with the host's state every few tens of seconds: each sample
+        /// then catches a moment of its own, and more of them decide a comparison that the spread
+        /// of those moments would otherwise leave to chance.
         case everySampleAFreshVisit(sampleFactor: Int = 1)
         /// All samples in the first round from one instance: for benchmarks whose counters describe
         /// the instance's whole life, or whose setup is too costly to repeat.
