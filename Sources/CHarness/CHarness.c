@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -122,22 +121,3 @@ void charness_install_interrupt_flag(void) {
 }
 
 int charness_interrupted(void) { return interrupted_flag ? 1 : 0; }
-
-int charness_usable_cpus(int *cpus, int capacity) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
-    int count = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE && count < capacity; cpu++) {
-        if (CPU_ISSET(cpu, &set)) cpus[count++] = cpu;
-    }
-    return count;
-}
-
-int charness_pin_current_thread(int cpu) {
-    if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}

@@ -50,12 +50,6 @@ void charness_install_interrupt_flag(void);
 /// True once SIGINT arrived after charness_install_interrupt_flag().
 int charness_interrupted(void);
 
-/// Writes the CPUs the calling thread may run on, ascending, into `cpus` (at most `capacity`).
-/// Returns how many were written, or -1 if the affinity mask could not be read.
-int charness_usable_cpus(int *cpus, int capacity);
-/// Restricts the calling thread to `cpu`. Returns 0 on success, else the errno.
-int charness_pin_current_thread(int cpu);
-
 #ifdef __cplusplus
 }
 #endif

@@ -128,12 +128,7 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
                     mechanism, gang: subject.2, readPercent: readPercent, iterations: n, counter: subject.0,
                     actor: subject.1, tasks: subject.3)
             },
-            counters: { subject in
-                var counters = ["threads": Double(subject.3), "readPercent": Double(readPercent)]
-                // Only a gang of two threads or more is pinned; actor tasks run on the cooperative pool.
-                if subject.2.count > 1 { counters["pinned"] = subject.2.isPinned ? 1 : 0 }
-                return counters
-            },
+            counters: { subject in ["threads": Double(subject.3), "readPercent": Double(readPercent)] },
             teardown: { subject in subject.2.stop() },
             judge: compared(
                 to: lockName(claim.baseline, readPercent), faster: claim.faster,

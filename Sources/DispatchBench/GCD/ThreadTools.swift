@@ -1,15 +1,8 @@
 import Foundation
-import Harness
 
 /// `count` threads, made once (outside the timed region), that each run `body(threadIndex)` when
-/// asked and report back. Real threads, not the GCD pool, so "2 threads" means two threads
+/// asked and report back. Real threads, not the GCD pool, so "4 threads" means four threads
 /// contending; and no thread creation inside the measurement.
-///
-/// When there are at least as many usable CPUs as threads, each thread is pinned to its own CPU,
-/// so that "two threads" means two threads running at the same time on different cores; left to
-/// itself the scheduler may stack both on one core, where they take turns by time slice and do not
-/// contend. (Pinning did not make the two-thread lock times steady on this VM: they change with the
-/// host's state from one minute to the next; see the README's verdict-stability section.)
 final class ThreadGang: @unchecked Sendable {
     let count: Int
     private let start: [DispatchSemaphore]
@@ -21,23 +14,12 @@ final class ThreadGang: @unchecked Sendable {
     init(count: Int) {
         self.count = count
         start = (0..<count).map { _ in DispatchSemaphore(value: 0) }
-        let cpus = count > 1 ? CPUAffinity.usableCPUs() : []
-        let pinned = cpus.count >= count ? Array(cpus.prefix(count)) : []
         for index in 0..<count {
-            let cpu = pinned.isEmpty ? nil : pinned[index]
-            Thread { [self] in loop(index, cpu: cpu) }.start()
+            Thread { [self] in loop(index) }.start()
         }
     }
 
-    private let pinLock = NSLock()
-    private var pinnedThreads = 0
-
-    /// Whether each thread runs on a CPU of its own (every thread's pinning succeeded). Read it
-    /// after `run`: a thread pins itself before it first waits for work.
-    var isPinned: Bool { pinLock.withLock { pinnedThreads == count && count > 1 } }
-
-    private func loop(_ index: Int, cpu: Int?) {
-        if let cpu, CPUAffinity.pinCurrentThread(to: cpu) { pinLock.withLock { pinnedThreads += 1 } }
+    private func loop(_ index: Int) {
         while true {
             start[index].wait()
             if stopping {
