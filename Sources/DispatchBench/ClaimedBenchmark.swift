@@ -19,8 +19,8 @@ struct ClaimedBenchmark: Sendable {
     /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
     /// Measured in one visit unless `scheduling` says otherwise: counters such as observer firings,
     /// peak threads or completion order describe one subject's whole life. Cases whose counters do
-    /// not (lock contention, fan-out, hops) are interleaved with the rest of the run, like the
-    /// micro-benchmarks, so a busy spell on the machine touches only part of their samples.
+    /// not (lock contention, fan-out, hops) use `.gcdComparison`: every sample a visit of its own,
+    /// spread over the run, so a busy spell or a state of the host touches only part of them.
     init<Subject>(
         _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
         thresholdPercent: Double? = nil, scheduling: Benchmark.Scheduling = .oneVisit,

@@ -96,7 +96,8 @@ public struct Benchmark: Sendable {
 extension Benchmark {
     /// How a benchmark's samples are collected over a run of several rounds.
     public enum Scheduling: Sendable, Equatable {
-        /// A share of the samples in every round, each round from a freshly made instance.
+        /// A share of the samples in each of `RunConfiguration.rounds` visits spread evenly over the
+        /// run, each visit to a freshly made instance.
         case interleaved
         /// One sample per visit, from a freshly made instance each time, the visits spread evenly
         /// over the run (which then has at least as many rounds as this benchmark has samples),

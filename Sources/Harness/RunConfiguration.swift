@@ -12,9 +12,11 @@ public struct RunConfiguration: Sendable {
     public var allocationCounter: (any AllocationCounter)?
     /// Try to read instruction and cycle counters (`perf_event_open`).
     public var hardwareCounters: Bool
-    /// Rounds over the selection: an interleaved benchmark gets a share of its samples, budget and
-    /// a fresh instance in each round. A noise burst or an unlucky heap layout then touches only
-    /// part of a benchmark's samples, which keeps its median steady from one process to the next.
+    /// Rounds over the selection: an interleaved benchmark gets this many visits, each with a share
+    /// of its samples, budget and a fresh instance (spread evenly over a run that has more rounds
+    /// because an every-sample benchmark is selected; see `VisitPlan`). A noise burst or an unlucky
+    /// heap layout then touches only part of a benchmark's samples, which keeps its median steady
+    /// from one process to the next.
     public var rounds: Int
 
     public init(
