@@ -10,19 +10,19 @@ struct MedianDifference: Equatable, Sendable {
 
     static let alpha = 0.05
     /// Differences smaller than this fraction of the baseline's median are not counted, however
-    /// significant: they flip between runs and no claim is about them.
+    /// significant: they flip between runs and no claim is about them. A claim may set a larger one.
     static let minimumEffect = 0.05
 
     var direction: Direction
     var words: String
 
-    init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult) {
+    init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult, minimumEffect: Double = Self.minimumEffect) {
         let a = result.wallTime.medianConfidenceInterval
         let b = baseline.wallTime.medianConfidenceInterval
         let effect = baseline.wallTime.median > 0 ? abs(result.wallTime.median / baseline.wallTime.median - 1) : 0
-        if effect < Self.minimumEffect {
+        if effect < minimumEffect {
             direction = .notSignificant
-            words = String(format: "no meaningful difference (medians within %.0f%%)", Self.minimumEffect * 100)
+            words = String(format: "no meaningful difference (medians within %.0f%%)", minimumEffect * 100)
             return
         }
         if a.upper < b.lower || a.lower > b.upper {

@@ -48,7 +48,9 @@ public enum EnvironmentCapture {
     }
 
     /// The compiler that built this binary, from the compile-time version check, refined with the
-    /// toolchain on PATH when it is the same major.minor version.
+    /// toolchain on PATH when it is the same major.minor version. Asks `swift-frontend`, not the
+    /// `swift` driver: the 6.3 driver leaves an empty `$TMPDIR/TemporaryDirectory.*` behind on every
+    /// `swift --version`, one per run.
     static func swiftVersion() -> String {
         #if compiler(>=6.4)
             let compiled = "6.4 or newer"
@@ -59,7 +61,7 @@ public enum EnvironmentCapture {
         #else
             let compiled = "6.1"
         #endif
-        if let line = run(["swift", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }
+        if let line = run(["swift-frontend", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }
         ),
             line.contains("Swift version \(compiled)")
         {

@@ -182,14 +182,53 @@ import Testing
         return claimed.judge(result, [result]).0
     }
 
-    @Test func qosNeedsASignificantAndLargeEnoughPreference() {
+    @Test func qosIsJudgedOnRoundsWithASignTest() {
         let qos = qosCases[0]
-        #expect(verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .held)
-        #expect(
-            verdict(qos, ["userInitiatedInFirstHalf": 0.52, "userInitiatedItems": 40, "rounds": 10]) == .didNotHold)
-        #expect(
-            verdict(qos, ["userInitiatedInFirstHalf": 0.56, "userInitiatedItems": 4000, "rounds": 1000])
-                == .inconclusive)
+        func counters(_ ahead: Double, _ behind: Double, rounds: Double) -> [String: Double] {
+            [
+                "userInitiatedInFirstHalf": 0.6, "userInitiatedItems": 4 * rounds, "rounds": rounds,
+                "roundsUserInitiatedAhead": ahead, "roundsBackgroundAhead": behind,
+            ]
+        }
+        #expect(verdict(qos, counters(80, 20, rounds: 120)) == .held)
+        // 12 of 20 untied rounds ahead: p ≈ 0.25, no significant preference.
+        #expect(verdict(qos, counters(12, 8, rounds: 40)) == .didNotHold)
+        #expect(verdict(qos, counters(20, 80, rounds: 120)) == .didNotHold)
+        #expect(verdict(qos, counters(0, 0, rounds: 30)) == .inconclusive)
+        #expect(verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .inconclusive)
+    }
+
+    @Test func signTestPValuesAreExactBinomialTails() {
+        #expect(abs(signTestPValue(successes: 10, trials: 10) - 1.0 / 1024) < 1e-12)
+        #expect(abs(signTestPValue(successes: 1, trials: 2) - 0.75) < 1e-12)
+        #expect(abs(signTestPValue(successes: 9, trials: 10) - 11.0 / 1024) < 1e-12)
+        #expect(signTestPValue(successes: 0, trials: 10) == 1)
+        #expect(signTestPValue(successes: 0, trials: 0) == 1)
+    }
+
+    @Test func qosOrderCountsWhichClassWasAheadInEachRound() {
+        let order = QoSOrder()
+        // Ahead: 2 of 2 user-initiated items in the first half.
+        for qos: DispatchQoS.QoSClass in [.userInitiated, .userInitiated, .background, .background] {
+            order.finished(qos)
+        }
+        order.endRound()
+        // Tied: 1 of 2 in the first half.
+        for qos: DispatchQoS.QoSClass in [.userInitiated, .background, .userInitiated, .background] {
+            order.finished(qos)
+        }
+        order.endRound()
+        // Behind: none in the first half.
+        for qos: DispatchQoS.QoSClass in [.background, .background, .userInitiated, .userInitiated] {
+            order.finished(qos)
+        }
+        order.endRound()
+        let counters = order.counters
+        #expect(counters["rounds"] == 3)
+        #expect(counters["roundsUserInitiatedAhead"] == 1)
+        #expect(counters["roundsBackgroundAhead"] == 1)
+        #expect(counters["userInitiatedItems"] == 6)
+        #expect(counters["userInitiatedInFirstHalf"] == 0.5)
     }
 
     @Test func threadExplosionIsJudgedOnPeakConcurrency() throws {
@@ -200,6 +239,22 @@ import Testing
             verdict(global, ["medianBatchPeakConcurrentItems": Double(processorCount), "peakConcurrentItems": 16])
                 == .didNotHold)
         #expect(verdict(global, ["peakConcurrentItems": 16]) == .inconclusive)
+    }
+
+    @Test func waitingMechanismsMustDifferByTheFanOutMinimumEffect() throws {
+        let wait = LocalDriver.result("DispatchBench/gcd/fanout-group-wait", median: 20_000, halfWidth: 100)
+        for name in ["fanout-group-notify", "fanout-semaphore"] {
+            let claimed = try #require(fanOutCases.first { $0.benchmark.name == name })
+            func verdict(median: Double) -> Claim.Verdict {
+                let result = LocalDriver.result(claimed.benchmark.path, median: median, halfWidth: 100)
+                return claimed.judge(result, [wait, result]).0
+            }
+            // Significant, but inside the 15% these ratios move between processes.
+            #expect(verdict(median: 17_600) == .inconclusive)
+            #expect(verdict(median: 22_400) == .inconclusive)
+            #expect(verdict(median: 16_000) == .didNotHold)
+            #expect(verdict(median: 24_000) == .held)
+        }
     }
 
     @Test func mainQueueHopIsJudgedAgainstTheSerialQueueHop() throws {

@@ -169,9 +169,9 @@ extension String {
 }
 
 /// A timing claim: `result` significantly faster (or slower) than the result named `baselineName`
-/// in the same group with the same parameter.
+/// in the same group with the same parameter, by at least `minimumEffect` of the baseline's median.
 func compared(
-    to baselineName: String, faster: Bool,
+    to baselineName: String, faster: Bool, minimumEffect: Double = MedianDifference.minimumEffect,
     note: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> String = { _, _ in "" }
 ) -> ClaimedBenchmark.Judge {
     { result, all in
@@ -182,7 +182,7 @@ func compared(
         else {
             return (.inconclusive, "median \(Describe.median(result)); \(baselineName) was not run, so no comparison")
         }
-        let difference = MedianDifference(result, comparedTo: baseline)
+        let difference = MedianDifference(result, comparedTo: baseline, minimumEffect: minimumEffect)
         let evidence =
             "median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
             + note(result, all)

@@ -6,22 +6,36 @@ import PerfReport
 let qosItemsPerClass = 2 * processorCount
 let qosItemMicroseconds = 1000.0
 
-/// Counts, over all rounds, where the user-initiated items finished in the completion order.
+/// Counts, over all rounds, where the user-initiated items finished in the completion order: per item
+/// (how strong the preference is) and per round (which class was ahead in each round, the unit the
+/// verdict is tested on: items of one round are not independent of each other).
 final class QoSOrder: @unchecked Sendable {
     private let lock = NSLock()
     private var order: [DispatchQoS.QoSClass] = []
     private(set) var rounds = 0
     private var userInitiatedInFirstHalf = 0
     private var userInitiatedItems = 0
+    private var roundsUserInitiatedAhead = 0
+    private var roundsBackgroundAhead = 0
 
     func finished(_ qos: DispatchQoS.QoSClass) { lock.withLock { order.append(qos) } }
 
     func endRound() {
         lock.withLock {
             let half = order.count / 2
+            var items = 0
+            var inFirstHalf = 0
             for (index, qos) in order.enumerated() where qos == .userInitiated {
-                userInitiatedItems += 1
-                if index < half { userInitiatedInFirstHalf += 1 }
+                items += 1
+                if index < half { inFirstHalf += 1 }
+            }
+            userInitiatedItems += items
+            userInitiatedInFirstHalf += inFirstHalf
+            // Ahead: more than half of this round's user-initiated items in the first half.
+            if 2 * inFirstHalf > items {
+                roundsUserInitiatedAhead += 1
+            } else if 2 * inFirstHalf < items {
+                roundsBackgroundAhead += 1
             }
             order.removeAll(keepingCapacity: true)
             rounds += 1
@@ -35,15 +49,31 @@ final class QoSOrder: @unchecked Sendable {
                 "userInitiatedItems": Double(userInitiatedItems),
                 "userInitiatedInFirstHalf": userInitiatedItems > 0
                     ? Double(userInitiatedInFirstHalf) / Double(userInitiatedItems) : .nan,
+                "roundsUserInitiatedAhead": Double(roundsUserInitiatedAhead),
+                "roundsBackgroundAhead": Double(roundsBackgroundAhead),
             ]
         }
     }
 }
 
+/// P(X ≥ successes) for X ~ Binomial(trials, 1/2): the one-sided sign test.
+func signTestPValue(successes: Int, trials: Int) -> Double {
+    guard trials > 0, successes > 0, successes <= trials else { return 1 }
+    let n = Double(trials)
+    let logAllOutcomes: Double = n * log(2.0)
+    var sum = 0.0
+    for k in successes...trials {
+        let k = Double(k)
+        let logWays: Double = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
+        sum += exp(logWays - logAllOutcomes)
+    }
+    return sum
+}
+
 let qosCases: [ClaimedBenchmark] = [
     ClaimedBenchmark(
         "DispatchBench/gcd/qos-user-initiated-vs-background",
-        "Under contention, .userInitiated work finishes ahead of .background work submitted just before it (significantly more, and at least 60%, of it in the first half of completions).",
+        "Under contention, .userInitiated work finishes ahead of .background work submitted just before it (in significantly more rounds than not, most of it is in the first half of completions).",
         thresholdPercent: 25, make: { _ in QoSOrder() },
         body: { recorder, n in
             for _ in 0..<n {
@@ -62,21 +92,24 @@ let qosCases: [ClaimedBenchmark] = [
         },
         counters: { $0.counters },
         judge: { result, _ in
-            guard let fraction = result.counters["userInitiatedInFirstHalf"], fraction.isFinite else {
+            guard let fraction = result.counters["userInitiatedInFirstHalf"], fraction.isFinite,
+                let ahead = result.counters["roundsUserInitiatedAhead"].map(Int.init),
+                let behind = result.counters["roundsBackgroundAhead"].map(Int.init)
+            else {
                 return (.inconclusive, "no rounds recorded")
             }
+            let rounds = Int(result.counters["rounds"] ?? 0)
+            let p = signTestPValue(successes: ahead, trials: ahead + behind)
             let evidence = String(
                 format:
-                    "%.0f%% of .userInitiated items finished in the first half (50%% = no preference) over %.0f rounds of %d + %d items of %.0f µs on %d cores",
-                fraction * 100, result.counters["rounds"] ?? 0, qosItemsPerClass, qosItemsPerClass, qosItemMicroseconds,
-                processorCount)
-            // One-sided binomial test (normal approximation) against "no preference" (50%).
-            let items = result.counters["userInitiatedItems"] ?? 0
-            let z = items > 0 ? (fraction - 0.5) / (0.5 / items.squareRoot()) : 0
-            let p = 0.5 * erfc(z / 2.0.squareRoot())
-            let tested = evidence + String(format: "; binomial p = %.2g", p)
-            guard p < MedianDifference.alpha else { return (.didNotHold, tested + ": no significant preference") }
-            // Significant but small (under 60%): a slight lean, not "finishes ahead".
-            return fraction >= 0.6 ? (.held, tested) : (.inconclusive, tested + ": a significant but slight preference")
+                    "%.0f%% of .userInitiated items finished in the first half (50%% = no preference; first come, first served would give less); .userInitiated ahead in %d of %d rounds, .background in %d, tied in %d (rounds of %d + %d items of %.0f µs on %d cores); sign test p = %.2g",
+                fraction * 100, ahead, rounds, behind, rounds - ahead - behind, qosItemsPerClass, qosItemsPerClass,
+                qosItemMicroseconds, processorCount, p)
+            // The strength of the preference is in the evidence; the verdict asks only whether there is
+            // one. It moved between 59% and 84% of items from one run to the next (2026-11-22), so a line
+            // on its size, such as 60%, put the same machine on either side of it.
+            guard ahead + behind > 0 else { return (.inconclusive, evidence + ": every round tied") }
+            return p < MedianDifference.alpha
+                ? (.held, evidence) : (.didNotHold, evidence + ": no significant preference")
         })
 ]
