@@ -61,10 +61,8 @@ public enum EnvironmentCapture {
         #else
             let compiled = "6.1"
         #endif
-        if let line = run(["swift-frontend", "--version"])?.split(separator: "\n").first(where: { $0.contains("Swift version") }
-        ),
-            line.contains("Swift version \(compiled)")
-        {
+        let lines = run(["swift-frontend", "--version"])?.split(separator: "\n") ?? []
+        if let line = lines.first(where: { $0.contains("Swift version") }), line.contains("Swift version \(compiled)") {
             return String(line)
         }
         return "Swift \(compiled) (compile-time check)"

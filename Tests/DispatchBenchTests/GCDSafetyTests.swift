@@ -195,7 +195,8 @@ import Testing
         #expect(verdict(qos, counters(12, 8, rounds: 40)) == .didNotHold)
         #expect(verdict(qos, counters(20, 80, rounds: 120)) == .didNotHold)
         #expect(verdict(qos, counters(0, 0, rounds: 30)) == .inconclusive)
-        #expect(verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .inconclusive)
+        #expect(
+            verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .inconclusive)
     }
 
     @Test func signTestPValuesAreExactBinomialTails() {
