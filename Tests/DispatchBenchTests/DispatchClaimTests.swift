@@ -45,6 +45,25 @@ import Testing
         #expect(openCase.claim(for: all[0], in: all).verdict == .inconclusive)
     }
 
+    /// `final class` vs the plain class: when whole-module optimisation devirtualised the plain form
+    /// too, the claim does not hold whatever the clock said, and the evidence says why.
+    @Test func fasterClaimAgainstADevirtualisedBaselineDoesNotHold() {
+        let finalClass = dispatchCases.first { $0.name == "particle-final-class" }!
+        for (kind, median, verdict) in [
+            (CompiledForm.Kind.inlined, 0.5, Claim.Verdict.didNotHold), (.inlined, 1, .didNotHold),
+            (.vtable, 0.5, .held), (.vtable, 1, .inconclusive),
+        ] {
+            var subject = LocalDriver.result(
+                "DispatchBench/dispatch/particle-final-class", median: median, halfWidth: 0.01)
+            subject.compiledForm = form(.inlined)
+            var plain = LocalDriver.result("DispatchBench/dispatch/particle-plain", median: 1, halfWidth: 0.01)
+            plain.compiledForm = form(kind)
+            let claim = finalClass.claim(for: subject, in: [subject, plain])
+            #expect(claim.verdict == verdict, "baseline \(kind), median \(median): \(claim.evidence)")
+            #expect(claim.evidence.contains("compiled as inlined too") == (kind == .inlined))
+        }
+    }
+
     /// Every dispatch benchmark runs, and analyze gives each a claim and a compiled form.
     @Test func suiteRunsAndAnalyses() throws {
         let results = try LocalDriver.run(dispatchBenchSuite, iterations: 100, samples: 3) {
