@@ -15,10 +15,18 @@ struct MedianDifference: Equatable, Sendable {
 
     var direction: Direction
     var words: String
+    var minimumEffect: Double
+    /// result / baseline at the ends of both medians' 95% intervals: the smallest and largest ratio
+    /// the two intervals allow. Nil when the baseline's interval reaches zero.
+    var ratioBounds: ClosedRange<Double>?
 
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult, minimumEffect: Double = Self.minimumEffect) {
         let a = result.wallTime.medianConfidenceInterval
         let b = baseline.wallTime.medianConfidenceInterval
+        self.minimumEffect = minimumEffect
+        ratioBounds =
+            b.lower > 0 && a.lower >= 0 && a.lower <= a.upper && b.lower <= b.upper
+            ? (a.lower / b.upper)...(a.upper / b.lower) : nil
         let effect = baseline.wallTime.median > 0 ? abs(result.wallTime.median / baseline.wallTime.median - 1) : 0
         if effect < minimumEffect {
             direction = .notSignificant
@@ -39,6 +47,26 @@ struct MedianDifference: Equatable, Sendable {
             direction = .notSignificant
             words = "no significant difference (CIs overlap, Mann-Whitney p = \(p))"
         }
+    }
+}
+
+extension MedianDifference {
+    /// Words saying that the intervals rule out a difference of at least the minimum effect in
+    /// `claimed` (even at the ends of both intervals most favourable to it), or nil when they do not.
+    /// A claim of that direction then did not hold: "no difference found" is a finding, and calling
+    /// it undecided would only leave it to turn the next run's way.
+    func refutation(of claimed: Direction) -> String? {
+        guard direction == .notSignificant, let bounds = ratioBounds else { return nil }
+        let ruledOut: Bool
+        switch claimed {
+        case .lower: ruledOut = bounds.lowerBound > 1 - minimumEffect
+        case .higher: ruledOut = bounds.upperBound < 1 + minimumEffect
+        case .notSignificant: ruledOut = false
+        }
+        guard ruledOut else { return nil }
+        return String(
+            format: "; the intervals allow %.2f–%.2f×, which rules out %@ by %.0f%% or more", bounds.lowerBound,
+            bounds.upperBound, claimed == .lower ? "faster" : "slower", minimumEffect * 100)
     }
 }
 

@@ -168,6 +168,25 @@ import Testing
         #expect(same.direction == .notSignificant)
     }
 
+    /// "Faster" is ruled out only when even the most favourable ends of both intervals are within
+    /// the minimum effect; a significant difference is never a refutation of its own direction.
+    @Test func intervalsRuleOutAClaimedDirectionOnlyWhenTheyExcludeTheMinimumEffect() {
+        let baseline = result([100, 100, 100], lower: 99, upper: 101)
+        let close = MedianDifference(result([98, 98, 98], lower: 97, upper: 99), comparedTo: baseline)
+        #expect(close.direction == .notSignificant)
+        #expect(close.refutation(of: .lower) != nil)  // 97/101 = 0.96: not 5% faster
+        #expect(close.refutation(of: .higher) != nil)  // 99/99 = 1.00: not 5% slower
+        let wide = MedianDifference(result([98, 98, 98], lower: 80, upper: 99), comparedTo: baseline)
+        #expect(wide.refutation(of: .lower) == nil)  // 80/101: could be 21% faster
+        #expect(wide.refutation(of: .higher) != nil)
+        #expect(wide.refutation(of: .higher)?.contains("rules out slower by 5% or more") == true)
+        let faster = MedianDifference(result([50, 50, 50], lower: 49, upper: 51), comparedTo: baseline)
+        #expect(faster.direction == .lower)
+        #expect(faster.refutation(of: .higher) == nil)  // decided by the direction, not here
+        let zero = result([1, 1, 1], lower: 0, upper: 2)
+        #expect(MedianDifference(baseline, comparedTo: zero).ratioBounds == nil)
+    }
+
     @Test func tinyDifferencesDoNotCountHoweverSignificant() {
         let a = result([10, 10.01, 10.02], lower: 10, upper: 10.02)
         let b = result([10.2, 10.21, 10.22], lower: 10.2, upper: 10.22)
@@ -250,12 +269,26 @@ import Testing
                 let result = LocalDriver.result(claimed.benchmark.path, median: median, halfWidth: 100)
                 return claimed.judge(result, [wait, result]).0
             }
-            // Significant, but inside the 15% these ratios move between processes.
-            #expect(verdict(median: 17_600) == .inconclusive)
-            #expect(verdict(median: 22_400) == .inconclusive)
+            // Inside the 15% these ratios move between processes, with intervals that rule out 15%.
+            #expect(verdict(median: 17_600) == .didNotHold)
+            #expect(verdict(median: 22_400) == .didNotHold)
             #expect(verdict(median: 16_000) == .didNotHold)
             #expect(verdict(median: 24_000) == .held)
+            // Inside 15%, but an interval wide enough to allow 15% or more: undecided.
+            let wide = LocalDriver.result(claimed.benchmark.path, median: 22_400, halfWidth: 2_000)
+            #expect(claimed.judge(wide, [wait, wide]).0 == .inconclusive)
         }
+    }
+
+    /// Names keep their spelling after "than" ("NSLock", not "nSLock"); articles are lowercased.
+    @Test func lockStatementsSpellTheBaselineAsItIsWritten() throws {
+        func statement(_ name: String) throws -> String {
+            try #require(lockCases.first { $0.benchmark.name == name }).statement(2)
+        }
+        #expect(try statement("lock-mutex-r50").contains("Synchronization.Mutex is faster than NSLock at 50% reads"))
+        #expect(try statement("lock-actor-r90").contains("An actor is slower than Synchronization.Mutex at 90%"))
+        #expect(try statement("lock-concurrent-barrier-r99").contains("is faster than a serial queue's sync at 99%"))
+        #expect(try statement("lock-pthread-mutex-r50").contains("faster than a serial queue's sync"))
     }
 
     @Test func mainQueueHopIsJudgedAgainstTheSerialQueueHop() throws {

@@ -57,10 +57,12 @@ extension DispatchCase {
                 let difference = MedianDifference(result, comparedTo: baseline)
                 let observed = difference.direction
                 let baselineForm = baseline.compiledForm.map { " (compiled as \($0.kind.rawValue))" } ?? ""
+                let refutation = difference.refutation(of: wanted)
                 evidence.append(
                     "median \(Describe.median(result)) vs \(baselineName)\(baselineForm) \(Describe.median(baseline)), "
-                        + "\(Describe.ratio(result, baseline)): \(difference.words)")
-                timingHeld = observed == wanted ? true : (observed == .notSignificant ? nil : false)
+                        + "\(Describe.ratio(result, baseline)): \(difference.words)\(refutation ?? "")")
+                timingHeld =
+                    observed == wanted ? true : (observed == .notSignificant && refutation == nil ? nil : false)
                 // A "faster" claim rests on the baseline's dynamic call. If the optimizer made that call
                 // static too, the binary has no dispatch for this form to save, and a time difference
                 // between the two is noise or layout, not dispatch: the binary decides, not the clock.

@@ -35,6 +35,11 @@ enum LockMechanism: String, CaseIterable, Sendable {
         }
     }
 
+    /// The title after "than": the article lowercased, names ("NSLock", "Synchronization.Mutex") as they are.
+    var titleInSentence: String {
+        title.hasPrefix("A ") || title.hasPrefix("An ") ? "a" + title.dropFirst() : title
+    }
+
     /// The claim each mechanism is tested on: faster or slower than another mechanism, same mix.
     var claim: (baseline: LockMechanism, faster: Bool, reason: String) {
         switch self {
@@ -113,7 +118,7 @@ let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism i
         let name = lockName(mechanism, readPercent)
         return ClaimedBenchmark(
             "DispatchBench/gcd/\(name)",
-            "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.title.lowercasedFirst) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
+            "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.titleInSentence) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
             parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
             scheduling: .gcdComparison,
             make: { parameter in
@@ -164,10 +169,6 @@ private func barrierSummary(_ all: [BenchmarkResult]) -> String {
         + (wins.isEmpty ? "nowhere" : "at " + wins.joined(separator: ", ")) + " on \(processorCount) cores"
 }
 
-extension String {
-    var lowercasedFirst: String { prefix(1).lowercased() + dropFirst() }
-}
-
 /// A timing claim: `result` significantly faster (or slower) than the result named `baselineName`
 /// in the same group with the same parameter, by at least `minimumEffect` of the baseline's median.
 func compared(
@@ -183,13 +184,15 @@ func compared(
             return (.inconclusive, "median \(Describe.median(result)); \(baselineName) was not run, so no comparison")
         }
         let difference = MedianDifference(result, comparedTo: baseline, minimumEffect: minimumEffect)
+        let claimed: MedianDifference.Direction = faster ? .lower : .higher
+        let refutation = difference.refutation(of: claimed)
         let evidence =
             "median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
-            + note(result, all)
-        switch (difference.direction, faster) {
-        case (.lower, true), (.higher, false): return (.held, evidence)
-        case (.lower, false), (.higher, true): return (.didNotHold, evidence)
-        default: return (.inconclusive, evidence)
+            + (refutation ?? "") + note(result, all)
+        switch difference.direction {
+        case claimed: return (.held, evidence)
+        case .notSignificant: return (refutation == nil ? .inconclusive : .didNotHold, evidence)
+        default: return (.didNotHold, evidence)
         }
     }
 }
