@@ -141,56 +141,59 @@ import Testing
     }
 }
 
-@Suite struct MedianDifferenceTests {
-    private func result(_ samples: [Double], lower: Double, upper: Double) -> BenchmarkResult {
-        var result = LocalDriver.result("S/g/c", median: samples.sorted()[samples.count / 2], halfWidth: 0)
-        result.wallTime.medianConfidenceInterval = ConfidenceInterval(lower: lower, upper: upper, level: 0.95)
-        result.samples = samples.map { Sample(iterations: 1, wallNanoseconds: $0) }
+@Suite struct TimingDifferenceTests {
+    /// 50 samples: a fast body at `fast`…`fast` + 1 (every fifth sample) and the rest at `slow`, the
+    /// shape of times on a host that slows some samples down.
+    private func result(fast: Double, slow: Double, count: Int = 50) -> BenchmarkResult {
+        let times = (0..<count).map { $0 % 5 == 0 ? fast + Double($0) / Double(count) : slow }
+        var result = LocalDriver.result("S/g/c", median: slow, halfWidth: 0)
+        result.samples = times.map { Sample(iterations: 1, wallNanoseconds: $0) }
         return result
     }
 
-    @Test func separatedIntervalsAreSignificant() {
-        let a = result([10, 11, 12], lower: 10, upper: 12)
-        let b = result([20, 21, 22], lower: 20, upper: 22)
-        #expect(MedianDifference(a, comparedTo: b).direction == .lower)
-        #expect(MedianDifference(b, comparedTo: a).direction == .higher)
+    @Test func separatedLowQuantilesAreSignificant() {
+        let a = result(fast: 10, slow: 30)
+        let b = result(fast: 20, slow: 30)
+        #expect(TimingDifference(a, comparedTo: b).direction == .lower)
+        #expect(TimingDifference(b, comparedTo: a).direction == .higher)
+        #expect(TimingDifference(a, comparedTo: b).words.contains("10th percentile"))
     }
 
-    @Test func overlappingIntervalsFallBackToMannWhitney() {
-        let low = (0..<20).map { 10 + Double($0) * 0.01 }
-        let high = (0..<20).map { 11 + Double($0) * 0.01 }
-        let a = result(low, lower: 9, upper: 12)
-        let b = result(high, lower: 9, upper: 12)
-        let difference = MedianDifference(b, comparedTo: a)
-        #expect(difference.direction == .higher)
-        #expect(difference.words.contains("Mann-Whitney"))
-        let same = MedianDifference(result(low, lower: 9, upper: 12), comparedTo: a)
-        #expect(same.direction == .notSignificant)
+    /// The medians are the same (the host's slow spells), the undisturbed times are not.
+    @Test func slowSpellsDoNotHideADifference() {
+        let a = result(fast: 10, slow: 40)
+        let b = result(fast: 12, slow: 40)
+        let difference = TimingDifference(a, comparedTo: b)
+        #expect(difference.direction == .lower)
+        #expect(difference.sentence(a, vs: "b", b).contains("medians 40.0 ns and 40.0 ns"))
     }
 
-    /// "Faster" is ruled out only when even the most favourable ends of both intervals are within
-    /// the minimum effect; a significant difference is never a refutation of its own direction.
-    @Test func intervalsRuleOutAClaimedDirectionOnlyWhenTheyExcludeTheMinimumEffect() {
-        let baseline = result([100, 100, 100], lower: 99, upper: 101)
-        let close = MedianDifference(result([98, 98, 98], lower: 97, upper: 99), comparedTo: baseline)
-        #expect(close.direction == .notSignificant)
-        #expect(close.refutation(of: .lower) != nil)  // 97/101 = 0.96: not 5% faster
-        #expect(close.refutation(of: .higher) != nil)  // 99/99 = 1.00: not 5% slower
-        let wide = MedianDifference(result([98, 98, 98], lower: 80, upper: 99), comparedTo: baseline)
-        #expect(wide.refutation(of: .lower) == nil)  // 80/101: could be 21% faster
-        #expect(wide.refutation(of: .higher) != nil)
-        #expect(wide.refutation(of: .higher)?.contains("rules out slower by 5% or more") == true)
-        let faster = MedianDifference(result([50, 50, 50], lower: 49, upper: 51), comparedTo: baseline)
-        #expect(faster.direction == .lower)
-        #expect(faster.refutation(of: .higher) == nil)  // decided by the direction, not here
-        let zero = result([1, 1, 1], lower: 0, upper: 2)
-        #expect(MedianDifference(baseline, comparedTo: zero).ratioBounds == nil)
+    @Test func overlappingIntervalsAreNotSignificant() {
+        let a = result(fast: 10, slow: 30)
+        let b = result(fast: 10.6, slow: 30)
+        let difference = TimingDifference(b, comparedTo: a)
+        #expect(difference.direction == .notSignificant)
+        #expect(difference.words.contains("overlap"))
     }
 
     @Test func tinyDifferencesDoNotCountHoweverSignificant() {
-        let a = result([10, 10.01, 10.02], lower: 10, upper: 10.02)
-        let b = result([10.2, 10.21, 10.22], lower: 10.2, upper: 10.22)
-        #expect(MedianDifference(b, comparedTo: a).direction == .notSignificant)
+        let a = result(fast: 100, slow: 300)
+        let b = result(fast: 103, slow: 300)
+        #expect(TimingDifference(b, comparedTo: a).direction == .notSignificant)
+        #expect(TimingDifference(b, comparedTo: a, minimumEffect: 0.01).direction == .higher)
+    }
+
+    /// --quick takes fewer samples: the comparison moves up to a quantile that has an interval, and
+    /// says which; with too few for any it is not significant, and says that.
+    @Test func fewSamplesCompareAHigherQuantileOrNone() {
+        let a = result(fast: 10, slow: 30, count: 25)
+        let b = result(fast: 20, slow: 40, count: 25)
+        let difference = TimingDifference(a, comparedTo: b)
+        #expect(difference.result?.probability == 0.15)
+        #expect(difference.sentence(a, vs: "b", b).hasPrefix("p15 "))
+        let tiny = TimingDifference(result(fast: 10, slow: 30, count: 5), comparedTo: b)
+        #expect(tiny.direction == .notSignificant)
+        #expect(tiny.words.contains("too few samples (5 and 25)"))
     }
 }
 
@@ -269,13 +272,12 @@ import Testing
                 let result = LocalDriver.result(claimed.benchmark.path, median: median, halfWidth: 100)
                 return claimed.judge(result, [wait, result]).0
             }
-            // Inside the 15% these ratios move between processes, with intervals that rule out 15%.
-            #expect(verdict(median: 17_600) == .didNotHold)
-            #expect(verdict(median: 22_400) == .didNotHold)
+            // Inside the 15% these ratios move between processes: significant or not, no verdict.
+            #expect(verdict(median: 17_600) == .inconclusive)
+            #expect(verdict(median: 22_400) == .inconclusive)
             #expect(verdict(median: 16_000) == .didNotHold)
             #expect(verdict(median: 24_000) == .held)
-            // Inside 15%, but an interval wide enough to allow 15% or more: undecided.
-            let wide = LocalDriver.result(claimed.benchmark.path, median: 22_400, halfWidth: 2_000)
+            let wide = LocalDriver.result(claimed.benchmark.path, median: 24_000, halfWidth: 4_000)
             #expect(claimed.judge(wide, [wait, wide]).0 == .inconclusive)
         }
     }

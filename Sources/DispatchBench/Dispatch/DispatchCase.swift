@@ -48,21 +48,17 @@ extension DispatchCase {
         var timingHeld: Bool?
         var baselineAlsoStatic = false
         if let timing {
-            let (baselineName, wanted): (String, MedianDifference.Direction) =
+            let (baselineName, wanted): (String, TimingDifference.Direction) =
                 switch timing {
                 case .slowerThan(let name): (name, .higher)
                 case .fasterThan(let name): (name, .lower)
                 }
             if let baseline = results.first(where: { $0.group == group && $0.name == baselineName }) {
-                let difference = MedianDifference(result, comparedTo: baseline)
+                let difference = TimingDifference(result, comparedTo: baseline)
                 let observed = difference.direction
                 let baselineForm = baseline.compiledForm.map { " (compiled as \($0.kind.rawValue))" } ?? ""
-                let refutation = difference.refutation(of: wanted)
-                evidence.append(
-                    "median \(Describe.median(result)) vs \(baselineName)\(baselineForm) \(Describe.median(baseline)), "
-                        + "\(Describe.ratio(result, baseline)): \(difference.words)\(refutation ?? "")")
-                timingHeld =
-                    observed == wanted ? true : (observed == .notSignificant && refutation == nil ? nil : false)
+                evidence.append(difference.sentence(result, vs: baselineName + baselineForm, baseline))
+                timingHeld = observed == wanted ? true : (observed == .notSignificant ? nil : false)
                 // A "faster" claim rests on the baseline's dynamic call. If the optimizer made that call
                 // static too, the binary has no dispatch for this form to save, and a time difference
                 // between the two is noise or layout, not dispatch: the binary decides, not the clock.

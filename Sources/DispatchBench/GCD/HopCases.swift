@@ -81,10 +81,8 @@ let hopCases: [ClaimedBenchmark] = [
                     "median \(Describe.median(result)); hop-serial-round-trip was not run, so no comparison"
                 )
             }
-            let difference = MedianDifference(result, comparedTo: serial)
-            let evidence =
-                "median \(Describe.median(result)) vs hop-serial-round-trip \(Describe.median(serial)), "
-                + "\(Describe.ratio(result, serial)): \(difference.words)"
+            let difference = TimingDifference(result, comparedTo: serial)
+            let evidence = difference.sentence(result, vs: "hop-serial-round-trip", serial)
             return (difference.direction == .higher ? .didNotHold : .held, evidence)
         }),
     ClaimedBenchmark(

@@ -159,7 +159,7 @@ private func barrierSummary(_ all: [BenchmarkResult]) -> String {
                 })
             else { continue }
             total += 1
-            if MedianDifference(barrier, comparedTo: serial).direction == .lower {
+            if TimingDifference(barrier, comparedTo: serial).direction == .lower {
                 wins.append("\(readPercent)% reads × \(threads) threads")
             }
         }
@@ -170,9 +170,9 @@ private func barrierSummary(_ all: [BenchmarkResult]) -> String {
 }
 
 /// A timing claim: `result` significantly faster (or slower) than the result named `baselineName`
-/// in the same group with the same parameter, by at least `minimumEffect` of the baseline's median.
+/// in the same group with the same parameter, by at least `minimumEffect` of the baseline's time.
 func compared(
-    to baselineName: String, faster: Bool, minimumEffect: Double = MedianDifference.minimumEffect,
+    to baselineName: String, faster: Bool, minimumEffect: Double = TimingDifference.minimumEffect,
     note: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> String = { _, _ in "" }
 ) -> ClaimedBenchmark.Judge {
     { result, all in
@@ -183,15 +183,12 @@ func compared(
         else {
             return (.inconclusive, "median \(Describe.median(result)); \(baselineName) was not run, so no comparison")
         }
-        let difference = MedianDifference(result, comparedTo: baseline, minimumEffect: minimumEffect)
-        let claimed: MedianDifference.Direction = faster ? .lower : .higher
-        let refutation = difference.refutation(of: claimed)
-        let evidence =
-            "median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
-            + (refutation ?? "") + note(result, all)
+        let difference = TimingDifference(result, comparedTo: baseline, minimumEffect: minimumEffect)
+        let claimed: TimingDifference.Direction = faster ? .lower : .higher
+        let evidence = difference.sentence(result, vs: baselineName, baseline) + note(result, all)
         switch difference.direction {
         case claimed: return (.held, evidence)
-        case .notSignificant: return (refutation == nil ? .inconclusive : .didNotHold, evidence)
+        case .notSignificant: return (.inconclusive, evidence)
         default: return (.didNotHold, evidence)
         }
     }

@@ -109,7 +109,7 @@ let qosCases: [ClaimedBenchmark] = [
             // one. It moved between 59% and 84% of items from one run to the next (2026-11-22), so a line
             // on its size, such as 60%, put the same machine on either side of it.
             guard ahead + behind > 0 else { return (.inconclusive, evidence + ": every round tied") }
-            return p < MedianDifference.alpha
+            return p < 0.05
                 ? (.held, evidence) : (.didNotHold, evidence + ": no significant preference")
         })
 ]

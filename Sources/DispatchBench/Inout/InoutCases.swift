@@ -47,10 +47,9 @@ private func copies(
                 copiesHeld ? .inconclusive : .didNotHold, evidence + "; \(baselineName) not run, no time comparison"
             )
         }
-        let difference = MedianDifference(result, comparedTo: baseline)
-        let ratio = baseline.wallTime.median > 0 ? result.wallTime.median / baseline.wallTime.median : 0
-        evidence +=
-            "; median \(Describe.median(result)) vs \(baselineName) \(Describe.median(baseline)), \(Describe.ratio(result, baseline)): \(difference.words)"
+        let difference = TimingDifference(result, comparedTo: baseline)
+        let ratio = difference.ratio ?? 0
+        evidence += "; " + difference.sentence(result, vs: baselineName, baseline)
         if factor > 1 { evidence += " (claim needs ≥ \(formatCount(factor))×)" }
         if !copiesHeld || difference.direction == .lower { return (.didNotHold, evidence) }
         if difference.direction == .higher && ratio >= factor { return (.held, evidence) }
@@ -154,7 +153,8 @@ let inoutCases: [ClaimedBenchmark] = [
                 "by-address result +\(formatCount(stored)), copy-in copy-out result +\(formatCount(copied)); median \(Describe.median(result))"
             if let computed = all.first(where: { $0.id == "DispatchBench/inout/computed-get-set-once" }) {
                 evidence +=
-                    " vs computed property \(Describe.median(computed)): \(MedianDifference(result, comparedTo: computed).words)"
+                    "; "
+                    + TimingDifference(result, comparedTo: computed).sentence(result, vs: "computed property", computed)
             }
             return (stored == copied && stored == Double(inoutWritesPerCall) ? .held : .didNotHold, evidence)
         }),
