@@ -37,10 +37,9 @@ struct TimingDifference: Equatable, Sendable {
         let a = result.wallNanosecondsPerOperation
         let b = baseline.wallNanosecondsPerOperation
         guard
-            let probability = Self.probabilities.first(where: {
-                QuantileInterval.ranks(count: a.count, probability: $0) != nil
-                    && QuantileInterval.ranks(count: b.count, probability: $0) != nil
-            }),
+            // The smaller sample decides: a quantile with an interval for it has one for the larger.
+            let probability = QuantileInterval.smallestProbability(
+                for: min(a.count, b.count), from: Self.probabilities),
             let ours = QuantileInterval(of: a, probability: probability),
             let theirs = QuantileInterval(of: b, probability: probability)
         else {
