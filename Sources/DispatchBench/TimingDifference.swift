@@ -27,13 +27,11 @@ struct TimingDifference: Equatable, Sendable {
     var direction: Direction
     /// What decided it, e.g. "significantly faster (95% intervals of the 10th percentile do not overlap)".
     var words: String
-    var minimumEffect: Double
     /// The compared quantiles, nil when the samples were too few for any.
     var result: QuantileInterval?
     var baseline: QuantileInterval?
 
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult, minimumEffect: Double = Self.minimumEffect) {
-        self.minimumEffect = minimumEffect
         let a = result.wallNanosecondsPerOperation
         let b = baseline.wallNanosecondsPerOperation
         guard
