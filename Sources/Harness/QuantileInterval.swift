@@ -36,12 +36,12 @@ public struct QuantileInterval: Equatable, Sendable {
     public static func ranks(count: Int, probability: Double, level: Double = 0.95) -> ClosedRange<Int>? {
         guard count > 0 else { return nil }
         let tail = (1 - level) / 2
-        // cumulative[k] = P(B ≤ k), from log-space terms so that large counts do not underflow.
+        // cumulative[k] = P(B ≤ k).
         var cumulative: [Double] = []
         cumulative.reserveCapacity(count + 1)
         var sum = 0.0
         for k in 0...count {
-            sum += exp(logBinomial(count, k) + Double(k) * log(probability) + Double(count - k) * log1p(-probability))
+            sum += Binomial.probability(of: k, trials: count, probability: probability)
             cumulative.append(min(sum, 1))
         }
         // Largest l ≥ 1 with P(B ≤ l − 1) ≤ tail.
@@ -60,9 +60,5 @@ public struct QuantileInterval: Equatable, Sendable {
         for count: Int, from candidates: [Double], level: Double = 0.95
     ) -> Double? {
         candidates.first { ranks(count: count, probability: $0, level: level) != nil }
-    }
-
-    private static func logBinomial(_ n: Int, _ k: Int) -> Double {
-        lgamma(Double(n + 1)) - lgamma(Double(k + 1)) - lgamma(Double(n - k + 1))
     }
 }

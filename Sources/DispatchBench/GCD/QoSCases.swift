@@ -59,15 +59,7 @@ final class QoSOrder: @unchecked Sendable {
 /// P(X ≥ successes) for X ~ Binomial(trials, 1/2): the one-sided sign test.
 func signTestPValue(successes: Int, trials: Int) -> Double {
     guard trials > 0, successes > 0, successes <= trials else { return 1 }
-    let n = Double(trials)
-    let logAllOutcomes: Double = n * log(2.0)
-    var sum = 0.0
-    for k in successes...trials {
-        let k = Double(k)
-        let logWays: Double = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)
-        sum += exp(logWays - logAllOutcomes)
-    }
-    return sum
+    return Binomial.upperTail(atLeast: successes, trials: trials, probability: 0.5)
 }
 
 let qosCases: [ClaimedBenchmark] = [
