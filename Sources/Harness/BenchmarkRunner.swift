@@ -152,20 +152,33 @@ public final class BenchmarkRunner {
     }
 
     /// Finds an iteration count whose run lasts at least the target sample time: grow geometrically
-    /// until a run takes a measurable time, then scale linearly to the target.
+    /// until a run takes a measurable time, scale linearly towards the target, and keep scaling until
+    /// a run at the count really lasts that long.
+    ///
+    /// Why the first run is not timed, a count is accepted only when a second run confirms it, and
+    /// an extrapolated count is checked: the first run of a fresh instance can cost milliseconds that
+    /// later runs do not (two lock threads waking for the first time took longer than 30 lock
+    /// batches), and a count extrapolated from it stayed for the whole run. Two-thread lock cases
+    /// then ran 8 batches per sample in one process and 300 in the next, and the fixed cost of waking
+    /// the threads, spread over so few, moved their per-operation times by a third between processes.
     func calibrate(_ instance: any BenchmarkInstance) -> Int {
         let target = configuration.targetSampleNanoseconds
+        instance.run(iterations: 1)
         var iterations = 1
         while true {
-            let elapsed = time(instance, iterations: iterations)
+            var elapsed = time(instance, iterations: iterations)
+            // One slow run (the host's hiccup) would settle on too few iterations for the whole run;
+            // a single iteration cannot be made fewer.
+            if elapsed >= target, iterations > 1 { elapsed = min(elapsed, time(instance, iterations: iterations)) }
             if elapsed >= target { return iterations }
-            if elapsed >= target / 20 {
-                // Long enough to extrapolate from; 10% headroom keeps us above the target.
-                return max(iterations, Int((Double(iterations) * target * 1.1 / elapsed).rounded(.up)))
-            }
             // A body too cheap to time even at 2^40 iterations (an empty one) costs nothing measurable.
             guard iterations < 1 << 40 else { return iterations }
-            iterations *= elapsed < target / 1000 ? 16 : 4
+            if elapsed >= target / 20 {
+                // Long enough to extrapolate from; 10% headroom keeps us above the target.
+                iterations = max(iterations + 1, Int((Double(iterations) * target * 1.1 / elapsed).rounded(.up)))
+            } else {
+                iterations *= elapsed < target / 1000 ? 16 : 4
+            }
         }
     }
 

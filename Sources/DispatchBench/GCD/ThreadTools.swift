@@ -2,10 +2,12 @@ import Foundation
 
 /// `count` threads, made once (outside the timed region), that each run `body(threadIndex)` when
 /// asked and report back. Real threads, not the GCD pool, so "4 threads" means four threads
-/// contending; and no thread creation inside the measurement.
+/// contending; and no thread creation inside the measurement. The threads wait at a `StartLine`
+/// for each other before running the work, so that they run it at the same time.
 final class ThreadGang: @unchecked Sendable {
     let count: Int
     private let start: [DispatchSemaphore]
+    private let startLine: StartLine
     private let done = DispatchSemaphore(value: 0)
     // Written before the start semaphores are signalled, read after: the semaphores order them.
     private var work: (@Sendable (Int) -> Void)?
@@ -14,6 +16,7 @@ final class ThreadGang: @unchecked Sendable {
     init(count: Int) {
         self.count = count
         start = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        startLine = StartLine(count: count)
         for index in 0..<count {
             Thread { [self] in loop(index) }.start()
         }
@@ -26,6 +29,7 @@ final class ThreadGang: @unchecked Sendable {
                 done.signal()
                 return
             }
+            startLine.arrive()
             work?(index)
             done.signal()
         }
@@ -34,6 +38,7 @@ final class ThreadGang: @unchecked Sendable {
     /// Runs `body` on every thread of the gang at once; returns when all have finished.
     func run(_ body: @escaping @Sendable (Int) -> Void) {
         work = body
+        startLine.reset()
         for semaphore in start { semaphore.signal() }
         for _ in 0..<count { done.wait() }
     }

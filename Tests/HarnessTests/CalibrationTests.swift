@@ -1,0 +1,49 @@
+import Testing
+
+@testable import Harness
+
+/// Calibration settles on an iteration count whose warm run lasts the target sample time, even
+/// when one run is far slower than the others. The instances spin for known times; the margins
+/// (the counts must reach half the target, the slow runs give a count 25 times smaller) leave
+/// room for a busy machine.
+@Suite struct CalibrationTests {
+    // Target: max(1 ms minimum, 0.8 × 10 ms budget / 10 samples) = 1 ms.
+    static let configuration = RunConfiguration(samples: 10, timeBudgetSeconds: 0.01, minimumSampleNanoseconds: 1e6)
+    static let perIteration: UInt64 = 20_000
+
+    @Test func aSlowFirstRunDoesNotSetTheCount() {
+        let runner = BenchmarkRunner(configuration: Self.configuration)
+        let iterations = runner.calibrate(SpinningInstance(perIteration: Self.perIteration) { run, _ in run == 1 })
+        #expect(UInt64(iterations) * Self.perIteration >= 500_000, "calibrated \(iterations) iterations")
+    }
+
+    @Test func oneSlowRunIsNotTakenAsTheTarget() {
+        let runner = BenchmarkRunner(configuration: Self.configuration)
+        // The first run of more than one iteration is slow, as when the host stalls the thread.
+        let iterations = runner.calibrate(
+            SpinningInstance(perIteration: Self.perIteration) { _, firstWithSeveral in firstWithSeveral })
+        #expect(UInt64(iterations) * Self.perIteration >= 500_000, "calibrated \(iterations) iterations")
+    }
+}
+
+/// Spins `perIteration` ns per iteration, or 30 ms for a run that `isSlow(runNumber, isFirstRunOfSeveralIterations)`.
+private final class SpinningInstance: BenchmarkInstance {
+    let perIteration: UInt64
+    let isSlow: (Int, Bool) -> Bool
+    private var runs = 0
+    private var ranSeveral = false
+
+    init(perIteration: UInt64, isSlow: @escaping (Int, Bool) -> Bool) {
+        self.perIteration = perIteration
+        self.isSlow = isSlow
+    }
+
+    func run(iterations: Int) {
+        runs += 1
+        let firstWithSeveral = iterations > 1 && !ranSeveral
+        if iterations > 1 { ranSeveral = true }
+        let duration = isSlow(runs, firstWithSeveral) ? 30_000_000 : UInt64(iterations) * perIteration
+        let end = MonotonicClock.now() + duration
+        while MonotonicClock.now() < end {}
+    }
+}
