@@ -19,8 +19,8 @@ struct ClaimedBenchmark: Sendable {
     /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
     /// Measured in one visit unless `scheduling` says otherwise: counters such as observer firings,
     /// peak threads or completion order describe one subject's whole life. Cases whose counters do
-    /// not (lock contention, fan-out, hops) use `.gcdComparison`: every sample a visit of its own,
-    /// spread over the run, so a busy spell or a state of the host touches only part of them.
+    /// not (lock contention, fan-out, hops) take every sample from a visit of its own, spread over
+    /// the run (`.gcdComparison`), so a busy spell or a state of the host touches only part of them.
     init<Subject>(
         _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
         thresholdPercent: Double? = nil, scheduling: Benchmark.Scheduling = .oneVisit,
@@ -43,7 +43,7 @@ struct ClaimedBenchmark: Sendable {
 }
 
 extension Benchmark.Scheduling {
-    /// GCD comparisons (lock contention, fan-out, hops): 50 samples, each from a visit of its own
+    /// GCD comparisons (lock contention, hops; fan-outs take 100): 50 samples, each from a visit of its own
     /// spread over the run. Their times follow the host's state, which changes every few tens of
     /// seconds on a VM; with five visits a run caught one or two states and its verdicts followed
     /// them, and with 25 one-sample visits comparisons around 1.2× were still significant in one

@@ -2,51 +2,101 @@ import Foundation
 import Harness
 import PerfReport
 
-/// Whether one benchmark is faster or slower than another, judged on a low quantile of the
-/// per-operation wall times — the 10th percentile when there are enough samples — with
-/// distribution-free 95% intervals: significant when the intervals do not overlap and the
-/// quantiles differ by at least the minimum effect.
+/// Whether one benchmark is faster or slower than another.
 ///
-/// Why not the median: on this kind of machine (a shared 2-vCPU VM) the host slows a vCPU by up
-/// to 1.6× for seconds at a time, and a sample taken then is slow whatever it measures. Over 11
-/// recorded full runs the medians moved with how many samples such spells caught: re-judging
-/// their samples, the 60 comparisons changed verdict 22 times between consecutive runs on the
-/// medians, and 4 times at the 10th percentile (the samples the host did not slow).
-/// Slow spells only ever add time, so the low quantile is the cost of the code itself. Not the
-/// minimum: one sample where two contending threads happened not to overlap would decide it.
+/// When both were sampled once in each of the same rounds (the GCD comparisons: a fresh visit per
+/// sample, a group's visits parameter by parameter, so that compared cases run a visit apart),
+/// the samples are compared in pairs: the median of the per-round ratios, with a distribution-free
+/// 95% interval. Otherwise, on a low quantile of each side's per-operation wall times — the 10th
+/// percentile when there are enough samples — with distribution-free 95% intervals that must not
+/// overlap. Either way a difference smaller than the minimum effect does not count.
+///
+/// Why pairs: on this kind of machine (a shared 2-vCPU VM) the host slows a vCPU by up to 1.7×
+/// for stretches of a fraction of a second to seconds, and a sample taken then is slow whatever it
+/// measures. How many samples such stretches caught changed from run to run (`NSLock` alone on one
+/// thread: a fifth of the samples fast in one run, half in the next), and with it every unpaired
+/// statistic: the medians moved with it (22 verdict changes over 7 pairs of runs), and the 10th
+/// percentile's interval reached into the slow samples whenever fewer than a fifth were fast, so
+/// `NSLock` against `pthread_mutex` (1.15×) was significant in one run and not in the next. Two
+/// samples taken a visit apart (about 70 ms) mostly fall in the same stretch and their ratio does
+/// not see it: the paired ratio was 1.16×, 1.14× and 1.15× in three processes, whichever stretch
+/// dominated each (2026-11-23).
+///
+/// Why the low quantile when unpaired: slow stretches only ever add time, so the samples the host
+/// did not slow are the cost of the code itself. Not the minimum: one lucky sample would decide it.
 struct TimingDifference: Equatable, Sendable {
     enum Direction: Equatable, Sendable { case lower, higher, notSignificant }
 
-    /// Quantiles tried in order: the first for which both samples are large enough for a 95%
-    /// interval (the 10th percentile needs 36 samples; --quick runs compare a higher one).
+    /// Quantiles tried in order when unpaired: the first for which both samples are large enough for
+    /// a 95% interval (the 10th percentile needs 36 samples; --quick runs compare a higher one).
     static let probabilities = stride(from: 0.10, through: 0.50, by: 0.05).map { ($0 * 100).rounded() / 100 }
     /// Differences smaller than this fraction of the baseline are not counted, however significant:
     /// no claim is about them. A claim may set a larger one.
     static let minimumEffect = 0.05
+    /// Fewer rounds than this with one sample of each side are compared unpaired: a median ratio
+    /// of a handful of pairs has an interval too wide to decide anything.
+    static let minimumPairs = 20
+    /// A side whose 90th percentile is more than this many times its 10th switches between regimes
+    /// from visit to visit rather than between the host's states (those stay within 2–3×): a serial
+    /// queue's `sync` from two threads took 0.3–0.5 ms per 1000 accesses in visits where the threads
+    /// did not convoy and 5–30 ms where they did, 9–74× between its 10th and 90th percentiles in every
+    /// run, and a run's share of convoys (a fifth in one process, most in the next) decided every
+    /// statistic of it, paired or not.
+    static let regimeSpread = 5.0
+    /// With such a side, a difference counts only when one side's whole 10th–90th percentile range
+    /// lies beyond the other's by this factor: then it is faster or slower whatever regime each visit
+    /// caught. The barrier reader–writer against the serial queue at 90% reads × 2 threads came
+    /// 0.72–1.15× near this line over five runs and is left undecided; against `pthread_mutex` the
+    /// serial queue is ≥ 4× away in every run.
+    static let regimeMargin = 1.25
 
     var direction: Direction
-    /// What decided it, e.g. "significantly faster (95% intervals of the 10th percentile do not overlap)".
+    /// What decided it, e.g. "significantly faster (95% interval of the paired ratio excludes 1)".
     var words: String
-    /// The compared quantiles, nil when the samples were too few for any.
+    /// The compared quantiles of each side, nil when the samples were too few for any.
     var result: QuantileInterval?
     var baseline: QuantileInterval?
+    /// The median of the per-round ratios result / baseline, when the samples were paired.
+    var pairedRatio: QuantileInterval?
+    /// How many rounds were paired (0 when compared unpaired).
+    var pairs: Int = 0
 
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult, minimumEffect: Double = Self.minimumEffect) {
         let a = result.wallNanosecondsPerOperation
         let b = baseline.wallNanosecondsPerOperation
-        guard
-            // The smaller sample decides: a quantile with an interval for it has one for the larger.
-            let probability = QuantileInterval.smallestProbability(
-                for: min(a.count, b.count), from: Self.probabilities),
-            let ours = QuantileInterval(of: a, probability: probability),
-            let theirs = QuantileInterval(of: b, probability: probability)
-        else {
+        let probability = QuantileInterval.smallestProbability(for: min(a.count, b.count), from: Self.probabilities)
+        self.result = probability.flatMap { QuantileInterval(of: a, probability: $0) }
+        self.baseline = probability.flatMap { QuantileInterval(of: b, probability: $0) }
+
+        let logRatios = Self.pairedLogRatios(result, baseline)
+        if logRatios.count >= Self.minimumPairs {
+            pairs = logRatios.count
+            pairedRatio = QuantileInterval(of: logRatios, probability: 0.5)?.mapped(exp)
+        }
+        if let regimes = Self.regimes(a, b) {
+            (direction, words) = regimes
+            return
+        }
+        if let ratio = pairedRatio {
+            if abs(ratio.estimate - 1) < minimumEffect {
+                direction = .notSignificant
+                words = String(format: "no meaningful difference (within %.0f%%)", minimumEffect * 100)
+            } else if ratio.upper < 1 || ratio.lower > 1 {
+                direction = ratio.upper < 1 ? .lower : .higher
+                words =
+                    "significantly \(direction == .lower ? "faster" : "slower") (the 95% interval of the paired ratio excludes 1)"
+            } else {
+                direction = .notSignificant
+                words = "no significant difference (the 95% interval of the paired ratio includes 1)"
+            }
+            return
+        }
+
+        guard let ours = self.result, let theirs = self.baseline, let probability else {
             direction = .notSignificant
             words = "too few samples (\(a.count) and \(b.count)) for a 95% interval of a quantile"
             return
         }
-        self.result = ours
-        self.baseline = theirs
         let name = Self.ordinal(probability)
         let effect = theirs.estimate > 0 ? abs(ours.estimate / theirs.estimate - 1) : 0
         if effect < minimumEffect {
@@ -62,17 +112,92 @@ struct TimingDifference: Equatable, Sendable {
         }
     }
 
-    /// result / baseline at the compared quantile.
+    /// The decision when either side switches between regimes (see `regimeSpread`), nil when neither does.
+    static func regimes(_ result: [Double], _ baseline: [Double]) -> (Direction, String)? {
+        guard result.count >= minimumPairs, baseline.count >= minimumPairs else { return nil }
+        func range(_ values: [Double]) -> (low: Double, high: Double) {
+            let sorted = values.sorted()
+            return (SampleStatistics.quantile(sorted, 0.1), SampleStatistics.quantile(sorted, 0.9))
+        }
+        let ours = range(result)
+        let theirs = range(baseline)
+        func spread(_ range: (low: Double, high: Double)) -> Double {
+            range.low > 0 ? range.high / range.low : .infinity
+        }
+        guard max(spread(ours), spread(theirs)) > regimeSpread else { return nil }
+        let switching = spread(theirs) > regimeSpread ? ("the baseline", theirs) : ("this case", ours)
+        let described =
+            "\(switching.0) switches between regimes from visit to visit (10th–90th percentile "
+            + "\(Describe.duration(switching.1.low))–\(Describe.duration(switching.1.high))/op, "
+            + String(format: "%.0f×)", spread(switching.1))
+        if ours.high * regimeMargin <= theirs.low {
+            return (
+                .lower,
+                "faster whatever the regime: \(described), and this case's 90th percentile is "
+                    + String(format: "%.0f%%", (regimeMargin - 1) * 100) + " or more below the baseline's 10th"
+            )
+        }
+        if ours.low >= theirs.high * regimeMargin {
+            return (
+                .higher,
+                "slower whatever the regime: \(described), and this case's 10th percentile is "
+                    + String(format: "%.0f%%", (regimeMargin - 1) * 100) + " or more above the baseline's 90th"
+            )
+        }
+        return (
+            .notSignificant,
+            "no consistent difference: \(described), and the two 10th–90th percentile ranges come within "
+                + String(format: "%.0f%%", (regimeMargin - 1) * 100)
+                + " of each other, so which regime a run catches decides"
+        )
+    }
+
+    /// log(result / baseline) for every round in which each side took exactly one sample (a
+    /// round with several samples of one side was one long visit, not a moment shared with the other).
+    static func pairedLogRatios(_ result: BenchmarkResult, _ baseline: BenchmarkResult) -> [Double] {
+        func single(_ samples: [Sample]) -> [Int: Double] {
+            var byRound: [Int: Double] = [:]
+            var seen = Set<Int>()
+            for sample in samples {
+                guard let round = sample.round else { continue }
+                byRound[round] = seen.insert(round).inserted ? sample.wallNanosecondsPerOperation : nil
+            }
+            return byRound
+        }
+        let ours = single(result.samples)
+        let theirs = single(baseline.samples)
+        return ours.keys.sorted().compactMap { round in
+            guard let a = ours[round], let b = theirs[round], a > 0, b > 0 else { return nil }
+            return log(a / b)
+        }
+    }
+
+    /// result / baseline: the median paired ratio when paired, else the ratio of the compared quantiles.
     var ratio: Double? {
+        if let pairedRatio { return pairedRatio.estimate }
         guard let result, let baseline, baseline.estimate > 0 else { return nil }
         return result.estimate / baseline.estimate
     }
 
-    /// "p10 9.30 µs/op [9.20 µs–9.41 µs] vs lock-serial-queue-r90 p10 14.2 µs/op […], 0.65×:
-    /// significantly faster (…); medians 10.6 µs and 15.1 µs".
+    /// Paired: "1.15× [1.09×–1.21×] median of 50 paired rounds vs lock-pthread-mutex-r90: significantly
+    /// slower (…); p10 10.4 µs/op and 9.29 µs/op; medians 12.3 µs and 10.5 µs". Unpaired: "p10 9.30 µs/op
+    /// [9.20 µs–9.41 µs] vs lock-serial-queue-r90 p10 14.2 µs/op […], 0.65×: significantly faster (…);
+    /// medians 10.6 µs and 15.1 µs".
     func sentence(_ result: BenchmarkResult, vs baselineLabel: String, _ baseline: BenchmarkResult) -> String {
         let medians =
             "medians \(Describe.duration(result.wallTime.median)) and \(Describe.duration(baseline.wallTime.median))"
+        if let pairedRatio {
+            let quantiles =
+                self.result.flatMap { ours in
+                    self.baseline.map { theirs in
+                        "p\(Self.percent(ours.probability)) \(Describe.duration(ours.estimate))/op and "
+                            + "\(Describe.duration(theirs.estimate))/op; "
+                    }
+                } ?? ""
+            return String(
+                format: "%.2f× [%.2f×–%.2f×] median of %d paired rounds vs ", pairedRatio.estimate, pairedRatio.lower,
+                pairedRatio.upper, pairs) + "\(baselineLabel): \(words); \(quantiles)\(medians)"
+        }
         guard let ours = self.result, let theirs = self.baseline, let ratio else {
             return "\(medians) (vs \(baselineLabel)): \(words)"
         }
@@ -81,11 +206,11 @@ struct TimingDifference: Equatable, Sendable {
     }
 
     private static func describe(_ quantile: QuantileInterval) -> String {
-        "p\(Int((quantile.probability * 100).rounded())) \(Describe.duration(quantile.estimate))/op "
+        "p\(percent(quantile.probability)) \(Describe.duration(quantile.estimate))/op "
             + "[\(Describe.duration(quantile.lower))–\(Describe.duration(quantile.upper))]"
     }
 
-    private static func ordinal(_ probability: Double) -> String {
-        "\(Int((probability * 100).rounded()))th percentile"
-    }
+    private static func percent(_ probability: Double) -> Int { Int((probability * 100).rounded()) }
+
+    private static func ordinal(_ probability: Double) -> String { "\(percent(probability))th percentile" }
 }

@@ -21,6 +21,7 @@ public struct BenchmarkSession {
         var benchmark: Benchmark
         var parameter: Int?
         var id: String { benchmark.id(parameter: parameter) }
+        var groupKey: String { "\(suite)/\(benchmark.group)" }
     }
 
     public var selection: BenchmarkSelection
@@ -59,7 +60,18 @@ public struct BenchmarkSession {
             // Instruction counts are deterministic: one visit says all, and valgrind makes visits slow.
             oneVisitEach: runner.callgrind != nil)
         let rounds = plan.rounds
-        let visits = (0..<rounds).map { round in cases.indices.filter { plan.visit(case: $0, round: round) != nil } }
+        // Within a round a group's visits go parameter by parameter, so that benchmarks compared at
+        // the same parameter (a lock at one thread against another at one thread) are measured side
+        // by side, a visit apart, and share the host's state; their samples can then be paired by round.
+        var groupStart: [String: Int] = [:]
+        for index in cases.indices where groupStart[cases[index].groupKey] == nil {
+            groupStart[cases[index].groupKey] = index
+        }
+        let order = cases.indices.sorted {
+            (groupStart[cases[$0].groupKey]!, cases[$0].parameter ?? .min, $0)
+                < (groupStart[cases[$1].groupKey]!, cases[$1].parameter ?? .min, $1)
+        }
+        let visits = (0..<rounds).map { round in order.filter { plan.visit(case: $0, round: round) != nil } }
         let total = visits.reduce(0) { $0 + $1.count }
         let start = MonotonicClock.now()
         var done = 0
@@ -78,10 +90,11 @@ public struct BenchmarkSession {
                 do {
                     let visit = plan.visit(case: index, round: round)!
                     let calibrated = measurements[index]?.samples.first?.iterations
-                    if let measurement = try runner.measure(
+                    if var measurement = try runner.measure(
                         selected.benchmark, parameter: selected.parameter, visit: visit, iterations: calibrated,
                         shouldStop: shouldStop)
                     {
+                        for sample in measurement.samples.indices { measurement.samples[sample].round = round }
                         if measurements[index] == nil {
                             measurements[index] = measurement
                         } else {

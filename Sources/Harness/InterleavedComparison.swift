@@ -25,8 +25,15 @@ public enum InterleavedComparison {
         guard var merged = reports.first else { return nil }
         var order: [String] = []
         var byID: [String: BenchmarkResult] = [:]
+        // Rounds are numbered per process: each report's come after the previous reports', so that
+        // samples of different processes are never taken for side-by-side ones.
+        var firstRound = 0
         for report in reports {
-            for result in report.benchmarks {
+            defer { firstRound += max(report.settings.rounds, 1) }
+            for var result in report.benchmarks {
+                for index in result.samples.indices {
+                    result.samples[index].round = result.samples[index].round.map { $0 + firstRound }
+                }
                 if var existing = byID[result.id] {
                     existing.samples += result.samples
                     byID[result.id] = existing

@@ -30,6 +30,16 @@ public struct QuantileInterval: Equatable, Sendable {
         upper = sorted[ranks.upperBound - 1]
     }
 
+    /// The same quantile and interval after a strictly increasing transform (order statistics keep
+    /// their ranks under one): a median of log ratios becomes a median ratio with `exp`.
+    public func mapped(_ increasing: (Double) -> Double) -> QuantileInterval {
+        var mapped = self
+        mapped.estimate = increasing(estimate)
+        mapped.lower = increasing(lower)
+        mapped.upper = increasing(upper)
+        return mapped
+    }
+
     /// The ranks l and u with P(B < l) ≤ α/2 and P(B ≥ u) ≤ α/2 for B ~ Binomial(count, probability),
     /// the number of samples below the true quantile; [x(l), x(u)] then covers it with probability
     /// at least `level`. Nil when no rank satisfies either side.

@@ -77,11 +77,14 @@ public struct Sample: Codable, Sendable, Equatable {
     public var allocatedBytes: Int?
     public var instructions: Double?
     public var cycles: Double?
+    /// The round of the run (0-based) whose visit took this sample. Two benchmarks sampled once in
+    /// the same round were measured side by side, so their samples can be compared in pairs.
+    public var round: Int?
 
     public init(
         iterations: Int, wallNanoseconds: Double, cpuNanoseconds: Double? = nil,
         voluntaryContextSwitches: Int? = nil, involuntaryContextSwitches: Int? = nil, allocations: Int? = nil,
-        allocatedBytes: Int? = nil, instructions: Double? = nil, cycles: Double? = nil
+        allocatedBytes: Int? = nil, instructions: Double? = nil, cycles: Double? = nil, round: Int? = nil
     ) {
         self.iterations = iterations
         self.wallNanoseconds = wallNanoseconds
@@ -92,6 +95,7 @@ public struct Sample: Codable, Sendable, Equatable {
         self.allocatedBytes = allocatedBytes
         self.instructions = instructions
         self.cycles = cycles
+        self.round = round
     }
 
     public var wallNanosecondsPerOperation: Double { wallNanoseconds / Double(max(iterations, 1)) }

@@ -183,6 +183,99 @@ import Testing
         #expect(TimingDifference(b, comparedTo: a, minimumEffect: 0.01).direction == .higher)
     }
 
+    /// One sample per round; in the rounds listed in `slow` the host slowed everything by 1.7×.
+    private func paired(_ cost: Double, slow: Set<Int>, rounds: Int = 50) -> BenchmarkResult {
+        var result = LocalDriver.result("S/g/c", median: cost, halfWidth: 0)
+        result.samples = (0..<rounds).map { round in
+            // A little spread of its own, so that no two ratios are exactly alike.
+            let time = cost * (slow.contains(round) ? 1.7 : 1) * (1 + Double(round % 7) / 1000)
+            return Sample(iterations: 1, wallNanoseconds: time, round: round)
+        }
+        return result
+    }
+
+    /// Most rounds slow, for both sides alike: the 10th percentiles' intervals reach into the slow
+    /// samples and overlap, while the ratio of the samples taken side by side does not move.
+    @Test func pairsSeeThroughSlowStretchesThatHideADifferenceUnpaired() throws {
+        let slow = Set((0..<50).filter { !$0.isMultiple(of: 8) })
+        let nslock = paired(11.5, slow: slow)
+        let pthread = paired(10, slow: slow)
+        let difference = TimingDifference(nslock, comparedTo: pthread)
+        #expect(difference.direction == .higher)
+        #expect(difference.pairs == 50)
+        let ratio = try #require(difference.ratio)
+        #expect(abs(ratio - 1.15) < 0.01)
+        let sentence = difference.sentence(nslock, vs: "pthread", pthread)
+        #expect(sentence.hasPrefix("1.15× [1.15×–1.15×] median of 50 paired rounds vs pthread: significantly slower"))
+        #expect(sentence.contains("p10 "))
+
+        func withoutRounds(_ result: BenchmarkResult) -> BenchmarkResult {
+            var result = result
+            for index in result.samples.indices { result.samples[index].round = nil }
+            return result
+        }
+        let unpaired = TimingDifference(withoutRounds(nslock), comparedTo: withoutRounds(pthread))
+        #expect(unpaired.pairs == 0)
+        #expect(unpaired.direction == .notSignificant)
+        #expect(unpaired.words.contains("10th percentile"))
+    }
+
+    @Test func pairedRatiosWithinTheMinimumEffectOrAroundOneAreNotSignificant() {
+        let a = paired(10, slow: [])
+        #expect(TimingDifference(paired(10.3, slow: []), comparedTo: a).direction == .notSignificant)
+        #expect(TimingDifference(paired(10.3, slow: []), comparedTo: a, minimumEffect: 0.01).direction == .higher)
+        // About half the rounds slower on one side and the rest on the other: the median ratio is
+        // 1.7, but its interval reaches from one kind of round to the other.
+        let mixed = paired(10, slow: Set(0..<26))
+        let other = paired(10, slow: Set(26..<50))
+        let difference = TimingDifference(mixed, comparedTo: other, minimumEffect: 0.01)
+        #expect(difference.direction == .notSignificant)
+        #expect(difference.words.contains("includes 1"))
+    }
+
+    /// Only rounds with exactly one sample of each side pair up, and too few such rounds are
+    /// compared unpaired.
+    @Test func pairingNeedsOneSampleOfEachSidePerRoundInEnoughRounds() {
+        let few = TimingDifference(paired(20, slow: [], rounds: 19), comparedTo: paired(10, slow: [], rounds: 19))
+        #expect(few.pairs == 0)
+        var fiveARound = paired(20, slow: [])
+        for index in fiveARound.samples.indices { fiveARound.samples[index].round = index / 5 }
+        let visits = TimingDifference(fiveARound, comparedTo: paired(10, slow: []))
+        #expect(visits.pairs == 0)
+        #expect(visits.direction == .higher)
+        #expect(visits.words.contains("10th percentile"))
+        #expect(TimingDifference.pairedLogRatios(fiveARound, paired(10, slow: [])).isEmpty)
+    }
+
+    /// A baseline that convoys in some visits and not in others (0.4 or 10 per op, 25× apart) is
+    /// beaten or not depending on the run's mix of the two; only a case beyond its whole range counts.
+    @Test func aSideThatSwitchesRegimesDecidesOnlyWhenTheOtherIsBeyondItsWholeRange() throws {
+        let convoys = Set((0..<50).filter { $0 % 3 != 0 })
+        func regimes(_ low: Double, _ high: Double) -> BenchmarkResult {
+            var result = paired(low, slow: [])
+            for index in result.samples.indices where convoys.contains(index) {
+                result.samples[index].wallNanoseconds = high * (1 + Double(index % 7) / 1000)
+            }
+            return result
+        }
+        let serial = regimes(0.4, 10)
+        // Paired, the barrier is faster in the convoy rounds (two thirds): the median ratio says faster.
+        let barrier = paired(6, slow: [])
+        let between = TimingDifference(barrier, comparedTo: serial)
+        #expect(between.direction == .notSignificant)
+        #expect(between.words.hasPrefix("no consistent difference: the baseline switches between regimes"))
+        #expect(try #require(between.ratio) < 1)
+        let pthread = paired(0.05, slow: [])
+        #expect(TimingDifference(pthread, comparedTo: serial).direction == .lower)
+        #expect(TimingDifference(pthread, comparedTo: serial).words.hasPrefix("faster whatever the regime"))
+        #expect(TimingDifference(serial, comparedTo: pthread).direction == .higher)
+        #expect(TimingDifference(paired(20, slow: []), comparedTo: serial).direction == .higher)
+        // Host states (1.7×) are not regimes: paired as usual.
+        #expect(TimingDifference(paired(11.5, slow: convoys), comparedTo: paired(10, slow: convoys)).pairs == 50)
+        #expect(
+            TimingDifference(paired(11.5, slow: convoys), comparedTo: paired(10, slow: convoys)).direction == .higher)
+    }
+
     /// --quick takes fewer samples: the comparison moves up to a quantile that has an interval, and
     /// says which; with too few for any it is not significant, and says that.
     @Test func fewSamplesCompareAHigherQuantileOrNone() {
@@ -264,7 +357,10 @@ import Testing
         #expect(verdict(global, ["peakConcurrentItems": 16]) == .inconclusive)
     }
 
-    @Test func waitingMechanismsMustDifferByTheFanOutMinimumEffect() throws {
+    /// Fan-outs are compared paired by round like the other GCD cases, on 100 samples (their ratios
+    /// spread more), with the default 5% minimum effect.
+    @Test func waitingMechanismsAreComparedWithGroupWaitOnMoreSamples() throws {
+        #expect(fanOutCases.allSatisfy { $0.benchmark.scheduling == .everySampleAFreshVisit(sampleFactor: 4) })
         let wait = LocalDriver.result("DispatchBench/gcd/fanout-group-wait", median: 20_000, halfWidth: 100)
         for name in ["fanout-group-notify", "fanout-semaphore"] {
             let claimed = try #require(fanOutCases.first { $0.benchmark.name == name })
@@ -272,11 +368,9 @@ import Testing
                 let result = LocalDriver.result(claimed.benchmark.path, median: median, halfWidth: 100)
                 return claimed.judge(result, [wait, result]).0
             }
-            // Inside the 15% these ratios move between processes: significant or not, no verdict.
-            #expect(verdict(median: 17_600) == .inconclusive)
-            #expect(verdict(median: 22_400) == .inconclusive)
-            #expect(verdict(median: 16_000) == .didNotHold)
-            #expect(verdict(median: 24_000) == .held)
+            #expect(verdict(median: 20_600) == .inconclusive)
+            #expect(verdict(median: 18_400) == .didNotHold)
+            #expect(verdict(median: 21_600) == .held)
             let wide = LocalDriver.result(claimed.benchmark.path, median: 24_000, halfWidth: 4_000)
             #expect(claimed.judge(wide, [wait, wide]).0 == .inconclusive)
         }

@@ -32,6 +32,20 @@ import Testing
         #expect(merged.complete)
     }
 
+    /// Round 0 of one process and round 0 of the next are not the same moment: merged rounds are
+    /// numbered on, so that no pairing by round matches samples of different processes.
+    @Test func mergingNumbersEachProcesssRoundsAfterThePreviousOnes() throws {
+        func report(_ values: [Double]) -> Report {
+            var result = GateFixtures.result("S/g/a", nanosecondsPerOperation: values)
+            for index in result.samples.indices { result.samples[index].round = index }
+            var report = GateFixtures.report([result])
+            report.settings.rounds = values.count
+            return report
+        }
+        let merged = try #require(InterleavedComparison.merge([report([1, 2]), report([3, 4, 5]), report([6])]))
+        #expect(merged.benchmarks[0].samples.map(\.round) == [0, 1, 2, 3, 4, 5])
+    }
+
     @Test func aMergeIsIncompleteWhenARoundWas() throws {
         let merged = try #require(
             InterleavedComparison.merge([

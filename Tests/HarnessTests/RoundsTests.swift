@@ -166,4 +166,31 @@ import Testing
         let spread = try #require(report.benchmarks.first { $0.id == "Test/spread/spin" })
         #expect(spread.samples.count >= 3 && spread.samples.count <= 6)
     }
+
+    /// Benchmarks of one group compared at the same parameter are measured a visit apart in each
+    /// round, and every sample says which round took it, so that they can be paired.
+    @Test func aGroupIsVisitedParameterByParameterAndSamplesKnowTheirRound() throws {
+        let fresh = Benchmark.Scheduling.everySampleAFreshVisit()
+        func spin(_ path: String) -> Benchmark {
+            Benchmark(
+                path, parameters: [1, 2], scheduling: fresh, setup: { $0 },
+                body: { _, n in TestSuites.spin(nanoseconds: 1_000, iterations: n) })
+        }
+        let suite = BenchmarkSuite(
+            name: "Test", benchmarks: [spin("Test/locks/a"), spin("Test/locks/b"), spin("Test/other/c")])
+        let (report, progress) = try run(suite)
+        #expect(report.complete)
+        #expect(report.settings.rounds == 6)
+        let oneRound = [
+            "Test/locks/a[1]", "Test/locks/b[1]", "Test/locks/a[2]", "Test/locks/b[2]", "Test/other/c[1]",
+            "Test/other/c[2]",
+        ]
+        #expect(progress.dropLast().map(\.id) == Array(repeating: oneRound, count: 6).flatMap { $0 })
+        // The report keeps the benchmarks' own order.
+        #expect(report.benchmarks.map(\.id).first == "Test/locks/a[1]")
+        #expect(report.benchmarks.map(\.id)[1] == "Test/locks/a[2]")
+        for result in report.benchmarks {
+            #expect(result.samples.map(\.round) == Array(0..<6))
+        }
+    }
 }

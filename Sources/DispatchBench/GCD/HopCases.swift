@@ -42,6 +42,12 @@ struct DrainedMainQueue {
     }
 }
 
+/// How much more a hop to the main queue must cost than one to a private serial queue before the
+/// claim that it costs no more fails. A hop is a thread wake-up, and paired by round the two were
+/// 1.04× [0.97–1.17] in one run and 1.11× [1.00–1.36] in the next (2026-11-23, 2 cores): a 5% line
+/// put the same code on either side of it. 25% is also the hops' declared regression threshold.
+let hopMinimumEffect = 0.25
+
 let hopCases: [ClaimedBenchmark] = [
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-serial-round-trip",
@@ -64,7 +70,7 @@ let hopCases: [ClaimedBenchmark] = [
         }),
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-main-queue-round-trip",
-        "The main queue is just a serial queue: with dispatchMain() running, a hop to it and back costs no more than one to a private serial queue.",
+        "The main queue is just a serial queue: with dispatchMain() running, a hop to it and back costs no more than one to a private serial queue (within 25%).",
         thresholdPercent: 25, scheduling: .gcdComparison,
         make: { _ in try DrainedMainQueue() },
         body: { main, n in
@@ -81,7 +87,7 @@ let hopCases: [ClaimedBenchmark] = [
                     "median \(Describe.median(result)); hop-serial-round-trip was not run, so no comparison"
                 )
             }
-            let difference = TimingDifference(result, comparedTo: serial)
+            let difference = TimingDifference(result, comparedTo: serial, minimumEffect: hopMinimumEffect)
             let evidence = difference.sentence(result, vs: "hop-serial-round-trip", serial)
             return (difference.direction == .higher ? .didNotHold : .held, evidence)
         }),

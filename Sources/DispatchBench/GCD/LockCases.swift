@@ -16,11 +16,13 @@ let lockReadPercents = [50, 90, 99]
 /// that compared it changed from run to run).
 let lockThreadCounts = [1, 2]
 
+/// In the order they are measured in, each next to what its claim compares it with (see `claim`),
+/// so that the two are a visit apart in every round and their samples pair up (`TimingDifference`).
 enum LockMechanism: String, CaseIterable, Sendable {
-    case serialQueue = "serial-queue"
     case concurrentBarrier = "concurrent-barrier"
-    case nslock
+    case serialQueue = "serial-queue"
     case pthreadMutex = "pthread-mutex"
+    case nslock
     case mutex
     case actor
 
@@ -112,8 +114,9 @@ private func lockName(_ mechanism: LockMechanism, _ readPercent: Int) -> String 
     "lock-\(mechanism.rawValue)-r\(readPercent)"
 }
 
-let lockCases: [ClaimedBenchmark] = LockMechanism.allCases.flatMap { mechanism in
-    lockReadPercents.map { readPercent in
+/// Read mix by read mix, so that compared mechanisms (same mix) are neighbours in each round.
+let lockCases: [ClaimedBenchmark] = lockReadPercents.flatMap { readPercent in
+    LockMechanism.allCases.map { mechanism in
         let claim = mechanism.claim
         let name = lockName(mechanism, readPercent)
         return ClaimedBenchmark(
