@@ -51,7 +51,7 @@ struct TimingDifference: Equatable, Sendable {
     static let regimeMargin = 1.25
 
     var direction: Direction
-    /// What decided it, e.g. "significantly faster (95% interval of the paired ratio excludes 1)".
+    /// What decided it, e.g. "significantly faster (the 95% interval of the paired ratio excludes 1)".
     var words: String
     /// The compared quantiles of each side, nil when the samples were too few for any.
     var result: QuantileInterval?
@@ -130,25 +130,25 @@ struct TimingDifference: Equatable, Sendable {
             "\(switching.0) switches between regimes from visit to visit (10th–90th percentile "
             + "\(Describe.duration(switching.1.low))–\(Describe.duration(switching.1.high))/op, "
             + String(format: "%.0f×)", spread(switching.1))
+        let margin = String(format: "%.0f%%", (regimeMargin - 1) * 100)
         if ours.high * regimeMargin <= theirs.low {
             return (
                 .lower,
-                "faster whatever the regime: \(described), and this case's 90th percentile is "
-                    + String(format: "%.0f%%", (regimeMargin - 1) * 100) + " or more below the baseline's 10th"
+                "faster whatever the regime: \(described), and this case's 90th percentile is \(margin) or more "
+                    + "below the baseline's 10th"
             )
         }
         if ours.low >= theirs.high * regimeMargin {
             return (
                 .higher,
-                "slower whatever the regime: \(described), and this case's 10th percentile is "
-                    + String(format: "%.0f%%", (regimeMargin - 1) * 100) + " or more above the baseline's 90th"
+                "slower whatever the regime: \(described), and this case's 10th percentile is \(margin) or more "
+                    + "above the baseline's 90th"
             )
         }
         return (
             .notSignificant,
             "no consistent difference: \(described), and the two 10th–90th percentile ranges come within "
-                + String(format: "%.0f%%", (regimeMargin - 1) * 100)
-                + " of each other, so which regime a run catches decides"
+                + "\(margin) of each other, so which regime a run catches decides"
         )
     }
 
