@@ -347,6 +347,36 @@ import Testing
         #expect(counters["userInitiatedInFirstHalf"] == 0.5)
     }
 
+    @Test func qosOrderRecordsTheNiceValuesOfEachClassWorkers() {
+        let order = QoSOrder()
+        order.finished(.userInitiated, nice: -2)
+        order.finished(.userInitiated, nice: 0)
+        order.finished(.background, nice: 10)
+        order.finished(.background, nice: nil)
+        order.endRound()
+        let counters = order.counters
+        #expect(counters["userInitiatedNiceMin"] == -2)
+        #expect(counters["userInitiatedNiceMax"] == 0)
+        #expect(counters["backgroundNiceMin"] == 10 && counters["backgroundNiceMax"] == 10)
+        #expect(
+            niceEvidence(counters) == "worker threads at nice -2 to 0 (.userInitiated) and 10 (.background)")
+        #expect(niceEvidence([:]) == "worker threads at nice unknown (.userInitiated) and unknown (.background)")
+    }
+
+    /// The QoS items' work is CPU time: however long the thread is preempted, it has used at least
+    /// that much CPU when the spin returns.
+    @Test func spinOnCPUUsesThatMuchOfTheThreadsCPUTime() {
+        func cpuNanoseconds() -> Int {
+            var now = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+            return now.tv_sec * 1_000_000_000 + now.tv_nsec
+        }
+        let before = cpuNanoseconds()
+        spinOnCPU(microseconds: 2000)
+        #expect(cpuNanoseconds() - before >= 2_000_000)
+        #expect(currentThreadNice() != nil)
+    }
+
     @Test func threadExplosionIsJudgedOnPeakConcurrency() throws {
         let global = try #require(threadExplosionCases.first { $0.benchmark.name == "explosion-global-queue" })
         // The global queue is judged on a typical batch: one high peak is not an explosion.

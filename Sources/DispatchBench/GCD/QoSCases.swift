@@ -2,7 +2,7 @@ import Foundation
 import Harness
 import PerfReport
 
-/// Busy items per QoS class per round, and how long each holds a core.
+/// Busy items per QoS class per round, and the CPU time each needs.
 let qosItemsPerClass = 2 * processorCount
 let qosItemMicroseconds = 1000.0
 
@@ -17,8 +17,20 @@ final class QoSOrder: @unchecked Sendable {
     private var userInitiatedItems = 0
     private var roundsUserInitiatedAhead = 0
     private var roundsBackgroundAhead = 0
+    /// The nice values the items' worker threads ran at, per class: libdispatch expresses QoS on
+    /// Linux as the worker thread's nice value, which is what the kernel's scheduler weighs.
+    private var nice: [DispatchQoS.QoSClass: ClosedRange<Int>] = [:]
 
-    func finished(_ qos: DispatchQoS.QoSClass) { lock.withLock { order.append(qos) } }
+    func finished(_ qos: DispatchQoS.QoSClass, nice threadNice: Int? = nil) {
+        lock.withLock {
+            order.append(qos)
+            if let threadNice {
+                let seen = nice[qos]
+                nice[qos] =
+                    min(seen?.lowerBound ?? threadNice, threadNice)...max(seen?.upperBound ?? threadNice, threadNice)
+            }
+        }
+    }
 
     func endRound() {
         lock.withLock {
@@ -44,7 +56,7 @@ final class QoSOrder: @unchecked Sendable {
 
     var counters: [String: Double] {
         lock.withLock {
-            [
+            var counters = [
                 "rounds": Double(rounds),
                 "userInitiatedItems": Double(userInitiatedItems),
                 "userInitiatedInFirstHalf": userInitiatedItems > 0
@@ -52,8 +64,24 @@ final class QoSOrder: @unchecked Sendable {
                 "roundsUserInitiatedAhead": Double(roundsUserInitiatedAhead),
                 "roundsBackgroundAhead": Double(roundsBackgroundAhead),
             ]
+            for (qos, name) in [(DispatchQoS.QoSClass.userInitiated, "userInitiated"), (.background, "background")] {
+                guard let range = nice[qos] else { continue }
+                counters["\(name)NiceMin"] = Double(range.lowerBound)
+                counters["\(name)NiceMax"] = Double(range.upperBound)
+            }
+            return counters
         }
     }
+}
+
+/// The worker threads' nice values per class, as the evidence shows them: "worker threads at nice -2
+/// (.userInitiated) and 10 (.background)".
+func niceEvidence(_ counters: [String: Double]) -> String {
+    func range(_ name: String) -> String {
+        guard let low = counters["\(name)NiceMin"], let high = counters["\(name)NiceMax"] else { return "unknown" }
+        return low == high ? "\(Int(low))" : "\(Int(low)) to \(Int(high))"
+    }
+    return "worker threads at nice \(range("userInitiated")) (.userInitiated) and \(range("background")) (.background)"
 }
 
 /// P(X ≥ successes) for X ~ Binomial(trials, 1/2): the one-sided sign test.
@@ -73,8 +101,13 @@ let qosCases: [ClaimedBenchmark] = [
                 for qos in [DispatchQoS.QoSClass.background, .userInitiated] {
                     for _ in 0..<qosItemsPerClass {
                         DispatchQueue.global(qos: qos).async(group: group) {
-                            spin(microseconds: qosItemMicroseconds)
-                            recorder.finished(qos)
+                            // CPU time, not wall time: an item spinning on the clock "finishes" when
+                            // its time is up even if it was preempted for most of it, so its place in
+                            // the order said when it started rather than how the scheduler shared the
+                            // cores. Rounds then tied in 48–241 of ~260 rounds per run (2026-11-23),
+                            // the most in a process where the classes' order did not show at all.
+                            spinOnCPU(microseconds: qosItemMicroseconds)
+                            recorder.finished(qos, nice: currentThreadNice())
                         }
                     }
                 }
@@ -92,11 +125,12 @@ let qosCases: [ClaimedBenchmark] = [
             }
             let rounds = Int(result.counters["rounds"] ?? 0)
             let p = signTestPValue(successes: ahead, trials: ahead + behind)
-            let evidence = String(
-                format:
-                    "%.0f%% of .userInitiated items finished in the first half (50%% = no preference; first come, first served would give less); .userInitiated ahead in %d of %d rounds, .background in %d, tied in %d (rounds of %d + %d items of %.0f µs on %d cores); sign test p = %.2g",
-                fraction * 100, ahead, rounds, behind, rounds - ahead - behind, qosItemsPerClass, qosItemsPerClass,
-                qosItemMicroseconds, processorCount, p)
+            let evidence =
+                String(
+                    format:
+                        "%.0f%% of .userInitiated items finished in the first half (50%% = no preference; first come, first served would give less); .userInitiated ahead in %d of %d rounds, .background in %d, tied in %d (rounds of %d + %d items of %.0f µs CPU time on %d cores); sign test p = %.2g",
+                    fraction * 100, ahead, rounds, behind, rounds - ahead - behind, qosItemsPerClass, qosItemsPerClass,
+                    qosItemMicroseconds, processorCount, p) + "; " + niceEvidence(result.counters)
             // The strength of the preference is in the evidence; the verdict asks only whether there is
             // one. It moved between 59% and 84% of items from one run to the next (2026-11-22), so a line
             // on its size, such as 60%, put the same machine on either side of it.

@@ -125,4 +125,26 @@ func spin(microseconds: Double) {
     while DispatchTime.now().uptimeNanoseconds < end {}
 }
 
+/// Burns `microseconds` of this thread's CPU time: work that is only done while the thread runs, so
+/// a thread the scheduler preempts finishes later, as real computation would.
+func spinOnCPU(microseconds: Double) {
+    let nanoseconds = Int(microseconds * 1000)
+    let start = threadCPUNanoseconds()
+    while threadCPUNanoseconds() - start < nanoseconds {}
+}
+
+private func threadCPUNanoseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return now.tv_sec * 1_000_000_000 + now.tv_nsec
+}
+
+/// The calling thread's nice value (on Linux, `PRIO_PROCESS` with id 0 names the calling thread),
+/// or nil if it cannot be read.
+func currentThreadNice() -> Int? {
+    errno = 0
+    let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    return nice == -1 && errno != 0 ? nil : Int(nice)
+}
+
 let processorCount = ProcessInfo.processInfo.activeProcessorCount
