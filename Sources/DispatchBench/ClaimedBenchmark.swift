@@ -43,12 +43,14 @@ struct ClaimedBenchmark: Sendable {
 }
 
 extension Benchmark.Scheduling {
-    /// GCD comparisons (lock contention, hops; fan-outs take 100): 50 samples, each from a visit of its own
-    /// spread over the run. Their times follow the host's state, which changes every few tens of
-    /// seconds on a VM; with five visits a run caught one or two states and its verdicts followed
-    /// them, and with 25 one-sample visits comparisons around 1.2× were still significant in one
-    /// run and not in the next.
-    static let gcdComparison = Self.everySampleAFreshVisit(sampleFactor: 2)
+    /// GCD comparisons (lock contention, hops; fan-outs take 200): 100 samples in a full run, each
+    /// from a visit of its own spread over the run. Their times follow the host's state, which
+    /// changes every few tens of seconds on a VM; with five visits a run caught one or two states
+    /// and its verdicts followed them. With 50 one-sample visits, paired by round, `NSLock` against
+    /// `pthread_mutex` at 50% reads × 2 threads was 1.16× [0.93×–1.27×] in one run and 1.33×
+    /// [1.16×–1.43×] in the next; merging pairs of six such runs to 100 samples, the lowest interval
+    /// of the 2-thread lock comparisons started at 1.10× (2026-11-23). Quick runs stop at 20.
+    static let gcdComparison = Self.everySampleAFreshVisit(sampleFactor: 4)
 }
 
 /// Sets the claim of every result that one of `cases` produced.

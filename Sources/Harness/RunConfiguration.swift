@@ -18,11 +18,17 @@ public struct RunConfiguration: Sendable {
     /// heap layout then touches only part of a benchmark's samples, which keeps its median steady
     /// from one process to the next.
     public var rounds: Int
+    /// The most samples, and so visits, a benchmark that takes every sample in a visit of its own
+    /// gets, whatever its sample factor (nil: no limit). The visits set a run's rounds, and a round
+    /// passes every such benchmark: a full run gives a contended lock 100 one-sample visits, so that
+    /// its comparisons repeat from one run to the next, which a quick run, a smoke check that must
+    /// stay short, does not need.
+    public var maximumFreshVisits: Int?
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,
         minimumSampleNanoseconds: Double = 1_000_000, allocationCounter: (any AllocationCounter)? = nil,
-        hardwareCounters: Bool = true, rounds: Int = 5
+        hardwareCounters: Bool = true, rounds: Int = 5, maximumFreshVisits: Int? = nil
     ) {
         self.samples = samples
         self.minimumSamples = min(minimumSamples, samples)
@@ -32,12 +38,14 @@ public struct RunConfiguration: Sendable {
         self.allocationCounter = allocationCounter
         self.hardwareCounters = hardwareCounters
         self.rounds = max(1, rounds)
+        self.maximumFreshVisits = maximumFreshVisits.map { max(1, $0) }
     }
 
     /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole
-    /// processes instead).
+    /// processes instead), and 20 one-sample visits at most, the fewest that DispatchBench pairs.
     public static let quick = RunConfiguration(
-        samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1)
+        samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1,
+        maximumFreshVisits: 20)
 
     /// Each sample aims for this long: the budget spread over the samples, but never below the minimum.
     var targetSampleNanoseconds: Double {

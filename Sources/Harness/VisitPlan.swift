@@ -52,14 +52,15 @@ struct VisitPlan {
         return visit < visits && visit * rounds / visits == round ? visit : nil
     }
 
-    /// The configuration of a benchmark that takes `factor` times the samples, with the time budget
-    /// to match.
+    /// The configuration of a benchmark that takes `factor` times the samples, up to the
+    /// configuration's `maximumFreshVisits`, with the time budget to match: each sample keeps the
+    /// budget of one configured sample.
     private static func scaled(_ configuration: RunConfiguration, by factor: Int) -> RunConfiguration {
         var scaled = configuration
-        let factor = max(1, factor)
-        scaled.samples *= factor
-        scaled.minimumSamples *= factor
-        scaled.timeBudgetSeconds *= Double(factor)
+        let wanted = configuration.samples * max(1, factor)
+        scaled.samples = min(wanted, configuration.maximumFreshVisits ?? wanted)
+        scaled.minimumSamples = min(configuration.minimumSamples * max(1, factor), scaled.samples)
+        scaled.timeBudgetSeconds *= Double(scaled.samples) / Double(max(1, configuration.samples))
         return scaled
     }
 }

@@ -387,10 +387,10 @@ import Testing
         #expect(verdict(global, ["peakConcurrentItems": 16]) == .inconclusive)
     }
 
-    /// Fan-outs are compared paired by round like the other GCD cases, on 100 samples (their ratios
+    /// Fan-outs are compared paired by round like the other GCD cases, on 200 samples (their ratios
     /// spread more), with the default 5% minimum effect.
     @Test func waitingMechanismsAreComparedWithGroupWaitOnMoreSamples() throws {
-        #expect(fanOutCases.allSatisfy { $0.benchmark.scheduling == .everySampleAFreshVisit(sampleFactor: 4) })
+        #expect(fanOutCases.allSatisfy { $0.benchmark.scheduling == .everySampleAFreshVisit(sampleFactor: 8) })
         let wait = LocalDriver.result("DispatchBench/gcd/fanout-group-wait", median: 20_000, halfWidth: 100)
         for name in ["fanout-group-notify", "fanout-semaphore"] {
             let claimed = try #require(fanOutCases.first { $0.benchmark.name == name })

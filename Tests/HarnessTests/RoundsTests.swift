@@ -127,6 +127,22 @@ import Testing
         #expect(visits.allSatisfy { abs($0.timeBudgetSeconds - Self.threeRounds.timeBudgetSeconds / 6) < 1e-12 })
     }
 
+    @Test func aQuickRunStopsEverySampleCasesAtItsMaximumVisits() {
+        var capped = Self.threeRounds
+        capped.maximumFreshVisits = 8
+        let plan = VisitPlan(
+            schedulings: [.interleaved, .everySampleAFreshVisit(sampleFactor: 2), .everySampleAFreshVisit()],
+            configuration: capped, oneVisitEach: false)
+        #expect(plan.rounds == 8)
+        let visits = (0..<8).compactMap { plan.visit(case: 1, round: $0) }
+        #expect(visits.count == 8)
+        // The samples stop at the maximum; each keeps one configured sample's share of the budget.
+        #expect(visits.allSatisfy { abs($0.timeBudgetSeconds - Self.threeRounds.timeBudgetSeconds / 6) < 1e-12 })
+        #expect((0..<8).compactMap { plan.visit(case: 2, round: $0) }.count == 6)
+        #expect(RunConfiguration.quick.maximumFreshVisits == 20)
+        #expect(RunConfiguration().maximumFreshVisits == nil)
+    }
+
     @Test func withoutEverySampleCasesTheRunKeepsItsRoundsAndCallgrindVisitsOnce() {
         let plain = VisitPlan(
             schedulings: [.oneVisit, .interleaved], configuration: Self.threeRounds, oneVisitEach: false)

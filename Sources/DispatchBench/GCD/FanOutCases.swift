@@ -4,13 +4,13 @@ import Harness
 /// Work items per fan-out, and the work in each (small, so the waiting mechanism dominates).
 let fanOutWidth = 8
 
-/// Fan-outs take 100 samples, twice the other GCD comparisons. The wait for a fan-out depends on
-/// the state of libdispatch's worker pool as well as the host's: paired by round, notify against
-/// `DispatchGroup.wait` was 1.09–1.64× over six runs with intervals as wide as 0.89–1.24× at 50
-/// samples, which reached 1 in some runs and not in others (2026-11-23, 2 cores). A fan-out costs
-/// 20–80 µs, so the extra visits add about 20 s to a full run; 200 samples would narrow the
-/// interval further but took `perfkit run --quick --filter DispatchBench` past a minute (69 s).
-let fanOutScheduling = Benchmark.Scheduling.everySampleAFreshVisit(sampleFactor: 4)
+/// Fan-outs take 200 samples in a full run, twice the other GCD comparisons. The wait for a fan-out
+/// depends on the state of libdispatch's worker pool as well as the host's: paired by round, notify
+/// against `DispatchGroup.wait` was 1.08–1.30× over six runs of 100 samples, with intervals such as
+/// 0.95×–1.24× that reached 1 in some runs and not in others; merging pairs of those runs to 200,
+/// every interval excluded 1 (2026-11-23, 2 cores). A fan-out costs 20–80 µs, so the extra visits
+/// add about 30 s to a full run; quick runs stop at 20 samples (`RunConfiguration.maximumFreshVisits`).
+let fanOutScheduling = Benchmark.Scheduling.everySampleAFreshVisit(sampleFactor: 8)
 
 @inline(never)
 func fanOutItem(_ seed: Int) -> Int {

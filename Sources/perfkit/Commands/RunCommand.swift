@@ -31,8 +31,9 @@ struct RunCommand: ParsableCommand {
         help: """
             Rounds over the selection (default 5, or 1 with --quick): each benchmark's samples are \
             spread over them, from a fresh instance each round, so one noisy moment touches only part \
-            of them. Benchmarks that take every sample from a fresh instance (GCD contention, fan-out \
-            and hops, which also take twice the samples) give the run as many rounds as their samples.
+            of them. Benchmarks that take every sample from a fresh instance (GCD contention and hops \
+            take 4 times the samples, fan-outs 8 times; at most 20 with --quick unless --samples is \
+            given) give the run as many rounds as their samples.
             """)
     var rounds: Int?
 
@@ -101,7 +102,10 @@ struct RunCommand: ParsableCommand {
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
 
         var configuration = quick ? RunConfiguration.quick : RunConfiguration()
-        if let samples { configuration.samples = samples }
+        if let samples {
+            configuration.samples = samples
+            configuration.maximumFreshVisits = nil
+        }
         if let timeBudget { configuration.timeBudgetSeconds = timeBudget }
         if let rounds { configuration.rounds = rounds }
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
