@@ -12,6 +12,10 @@ public enum MonotonicClock {
     @inline(__always)
     public static func processCPU() -> UInt64 { charness_process_cpu_ns() }
 
+    /// CPU time of the calling thread alone: work that advances only while this thread runs.
+    @inline(__always)
+    public static func threadCPU() -> UInt64 { charness_thread_cpu_ns() }
+
     public static var resolutionNanoseconds: Double { Double(charness_monotonic_resolution_ns()) }
 
     /// Median gap between two back-to-back clock reads: the overhead every sample carries once.

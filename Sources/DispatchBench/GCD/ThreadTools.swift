@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 
 /// `count` threads, made once (outside the timed region), that each run `body(threadIndex)` when
 /// asked and report back. Real threads, not the GCD pool, so "4 threads" means four threads
@@ -128,15 +129,9 @@ func spin(microseconds: Double) {
 /// Burns `microseconds` of this thread's CPU time: work that is only done while the thread runs, so
 /// a thread the scheduler preempts finishes later, as real computation would.
 func spinOnCPU(microseconds: Double) {
-    let nanoseconds = Int(microseconds * 1000)
-    let start = threadCPUNanoseconds()
-    while threadCPUNanoseconds() - start < nanoseconds {}
-}
-
-private func threadCPUNanoseconds() -> Int {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    let nanoseconds = UInt64(microseconds * 1000)
+    let start = MonotonicClock.threadCPU()
+    while MonotonicClock.threadCPU() - start < nanoseconds {}
 }
 
 /// The calling thread's nice value (on Linux, `PRIO_PROCESS` with id 0 names the calling thread),
