@@ -13,6 +13,8 @@ final class ThreadGang: @unchecked Sendable {
     // Written before the start semaphores are signalled, read after: the semaphores order them.
     private var work: (@Sendable (Int) -> Void)?
     private var stopping = false
+    /// How many times `run` has started the threads.
+    private(set) var runs = 0
 
     init(count: Int) {
         self.count = count
@@ -38,6 +40,7 @@ final class ThreadGang: @unchecked Sendable {
 
     /// Runs `body` on every thread of the gang at once; returns when all have finished.
     func run(_ body: @escaping @Sendable (Int) -> Void) {
+        runs += 1
         work = body
         startLine.reset()
         for semaphore in start { semaphore.signal() }
