@@ -7,10 +7,10 @@ import Foundation
 /// which the log ratio of two samples taken side by side has when the noise of the two sides has one
 /// shape.
 ///
-/// Why not the median of the differences: on the noise of contended locks it uses the sample about
-/// as well as a mean would on 64 of its values, the Hodges–Lehmann estimate on 95, so its interval
-/// is about four fifths as wide for the same samples (`Synchronization.Mutex` against `NSLock` at
-/// 99% reads × 2 threads: 0.86×–0.96× against 0.85×–0.98× from the same 100 rounds, 2026-11-23).
+/// Why not the median of the differences: on roughly normal noise it uses 100 differences about as
+/// well as a mean of 64 would, the Hodges–Lehmann estimate about as well as a mean of 95, so its
+/// interval is about four fifths as wide (`Synchronization.Mutex` against `NSLock` at 99% reads × 2
+/// threads: 0.85×–0.96× against 0.85×–0.98× from the same 100 rounds, 2026-11-23).
 public struct SignedRankInterval: Equatable, Sendable {
     public var estimate: Double
     public var lower: Double
