@@ -3,7 +3,7 @@ import Foundation
 /// A quantile of a sample with its distribution-free confidence interval: two order statistics
 /// chosen from the binomial distribution of how many samples fall below the true quantile, so
 /// nothing is assumed about the shape of the times (which on a shared VM are often bimodal).
-public struct QuantileInterval: Equatable, Sendable {
+public struct QuantileInterval: EstimateWithInterval, Equatable, Sendable {
     /// The probability of the quantile, e.g. 0.1 for the 10th percentile.
     public var probability: Double
     /// The quantile of the sample (type 7, like `SampleStatistics.quantile`).
@@ -28,16 +28,6 @@ public struct QuantileInterval: Equatable, Sendable {
         estimate = SampleStatistics.quantile(sorted, probability)
         lower = sorted[ranks.lowerBound - 1]
         upper = sorted[ranks.upperBound - 1]
-    }
-
-    /// The same quantile and interval after a strictly increasing transform (order statistics keep
-    /// their ranks under one): a median of log ratios becomes a median ratio with `exp`.
-    public func mapped(_ increasing: (Double) -> Double) -> QuantileInterval {
-        var mapped = self
-        mapped.estimate = increasing(estimate)
-        mapped.lower = increasing(lower)
-        mapped.upper = increasing(upper)
-        return mapped
     }
 
     /// The ranks l and u with P(B < l) ≤ α/2 and P(B ≥ u) ≤ α/2 for B ~ Binomial(count, probability),

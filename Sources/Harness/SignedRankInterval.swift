@@ -11,7 +11,7 @@ import Foundation
 /// well as a mean of 64 would, the Hodges–Lehmann estimate about as well as a mean of 95, so its
 /// interval is about four fifths as wide (`Synchronization.Mutex` against `NSLock` at 99% reads × 2
 /// threads: 0.85×–0.96× against 0.85×–0.98× from the same 100 rounds, 2026-11-23).
-public struct SignedRankInterval: Equatable, Sendable {
+public struct SignedRankInterval: EstimateWithInterval, Equatable, Sendable {
     public var estimate: Double
     public var lower: Double
     public var upper: Double
@@ -34,16 +34,6 @@ public struct SignedRankInterval: Equatable, Sendable {
         estimate = SampleStatistics.quantile(sorted, 0.5)
         lower = sorted[rank - 1]
         upper = sorted[sorted.count - rank]
-    }
-
-    /// The same estimate and interval after a strictly increasing transform: a centre of log ratios
-    /// becomes a ratio with `exp`.
-    public func mapped(_ increasing: (Double) -> Double) -> SignedRankInterval {
-        var mapped = self
-        mapped.estimate = increasing(estimate)
-        mapped.lower = increasing(lower)
-        mapped.upper = increasing(upper)
-        return mapped
     }
 
     /// Above this many differences the critical value comes from the normal approximation: the exact
