@@ -7,9 +7,10 @@ import PerfReport
 /// When both were sampled once in each of the same rounds (the GCD comparisons: a fresh visit per
 /// sample, a group's visits parameter by parameter, so that compared cases run a visit apart),
 /// the samples are compared in pairs: the Hodges–Lehmann estimate of the per-round ratio, with
-/// Wilcoxon's signed-rank 95% interval (`SignedRankInterval`). Otherwise, on a low quantile of each side's per-operation wall times — the 10th
-/// percentile when there are enough samples — with distribution-free 95% intervals that must not
-/// overlap. Either way a difference smaller than the minimum effect does not count.
+/// Wilcoxon's signed-rank 95% interval (`SignedRankInterval`). Otherwise, on a low quantile of each
+/// side's per-operation wall times — the 10th percentile when there are enough samples — with
+/// distribution-free 95% intervals that must not overlap. Either way a difference smaller than the
+/// minimum effect does not count.
 ///
 /// Why pairs: on this kind of machine (a shared 2-vCPU VM) the host slows a vCPU by up to 1.7×
 /// for stretches of a fraction of a second to seconds, and a sample taken then is slow whatever it
@@ -33,7 +34,7 @@ struct TimingDifference: Equatable, Sendable {
     /// Differences smaller than this fraction of the baseline are not counted, however significant:
     /// no claim is about them. A claim may set a larger one.
     static let minimumEffect = 0.05
-    /// Fewer rounds than this with one sample of each side are compared unpaired: a median ratio
+    /// Fewer rounds than this with one sample of each side are compared unpaired: a typical ratio
     /// of a handful of pairs has an interval too wide to decide anything.
     static let minimumPairs = 20
     /// A side whose 90th percentile is more than this many times its 10th switches between regimes
