@@ -43,7 +43,7 @@ struct ClaimedBenchmark: Sendable {
 }
 
 extension Benchmark.Scheduling {
-    /// GCD comparisons (lock contention, hops; fan-outs take 200): 100 samples in a full run, each
+    /// GCD comparisons (hops; locks take 150, fan-outs 200): 100 samples in a full run, each
     /// from a visit of its own spread over the run. Their times follow the host's state, which
     /// changes every few tens of seconds on a VM; with five visits a run caught one or two states
     /// and its verdicts followed them. With 50 one-sample visits, paired by round, `NSLock` against
@@ -51,6 +51,13 @@ extension Benchmark.Scheduling {
     /// [1.16×–1.43×] in the next; merging pairs of six such runs to 100 samples, the lowest interval
     /// of the 2-thread lock comparisons started at 1.10× (2026-11-23). Quick runs stop at 20.
     static let gcdComparison = Self.everySampleAFreshVisit(sampleFactor: 4)
+
+    /// The lock family: 150 samples in a full run. `Synchronization.Mutex` against `NSLock` at 99%
+    /// reads × 2 threads is about 0.9× with a standard error of about 3% over 100 paired rounds, so
+    /// the upper end of its interval sat within a few percent of 1 and the verdict changed in 2 of 5
+    /// consecutive pairs of runs (0.84×–0.94×, upper ends 0.91×–1.02×). Re-judged on 150 rounds merged
+    /// from those runs, every upper end was 0.89×–0.96× (2026-11-23). Costs about 2.5 minutes a run.
+    static let lockComparison = Self.everySampleAFreshVisit(sampleFactor: 6)
 }
 
 /// Sets the claim of every result that one of `cases` produced.

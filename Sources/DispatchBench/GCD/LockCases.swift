@@ -140,7 +140,7 @@ let lockCases: [ClaimedBenchmark] = lockReadPercents.flatMap { readPercent in
             "DispatchBench/gcd/\(name)",
             "\(mechanism.title) is \(claim.faster ? "faster" : "slower") than \(claim.baseline.titleInSentence) at \(readPercent)% reads (\(claim.reason)); times are per \(lockBatch) accesses.",
             parameters: lockThreadCounts, throughput: .items(lockBatch), thresholdPercent: 15,
-            scheduling: .gcdComparison,
+            scheduling: .lockComparison,
             make: { parameter in
                 // Actor accesses run as tasks on the cooperative pool; the gang is only for the others.
                 (
