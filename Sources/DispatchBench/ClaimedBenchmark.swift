@@ -56,7 +56,8 @@ extension Benchmark.Scheduling {
     /// reads × 2 threads is about 0.9× with a standard error of about 3% over 100 paired rounds, so
     /// the upper end of its interval sat within a few percent of 1 and the verdict changed in 2 of 5
     /// consecutive pairs of runs (0.84×–0.94×, upper ends 0.91×–1.02×). Re-judged on 150 rounds merged
-    /// from those runs, every upper end was 0.89×–0.96× (2026-11-23). Makes a full run a few minutes longer.
+    /// from those runs, every upper end was 0.89×–0.96× (2026-11-23; that evening the host's state had
+    /// moved it to 1.07×–1.14×, clear of 1 either way). Makes a full run a few minutes longer.
     static let lockComparison = Self.everySampleAFreshVisit(sampleFactor: 6)
 }
 
