@@ -1,23 +1,11 @@
 import Foundation
 import PixelArt
 
-/// The PngSuite folder: `shared/pngsuite/png` beside the checkout (CI keeps `shared/` next to the
-/// clone; a git worktree may sit deeper, so the nearest ancestor that has it wins).
-/// `PNGSUITE_DIR` overrides.
-let pngSuiteDirectory: URL = {
-    if let override = ProcessInfo.processInfo.environment["PNGSUITE_DIR"] {
-        return URL(fileURLWithPath: override)
-    }
-    let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    var directory = packageRoot.deletingLastPathComponent()
-    while directory.path != "/" {
-        let candidate = directory.appendingPathComponent("shared/pngsuite/png")
-        if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-        directory = directory.deletingLastPathComponent()
-    }
-    return packageRoot.appendingPathComponent("../shared/pngsuite/png").standardized
-}()
+/// The PngSuite conformance images, committed as fixtures beside these tests (licence in
+/// `Fixtures/pngsuite/LICENSE`), so a plain clone passes with nothing beside it.
+let pngSuiteDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/pngsuite/png")
 
 func pngSuiteFiles() throws -> [URL] {
     try FileManager.default.contentsOfDirectory(at: pngSuiteDirectory, includingPropertiesForKeys: nil)
