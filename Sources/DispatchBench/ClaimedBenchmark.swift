@@ -9,11 +9,17 @@ struct ClaimedBenchmark: Sendable {
     var benchmark: Benchmark
     var statement: @Sendable (_ parameter: Int?) -> String
     var judge: Judge
+    /// The names of the cases (same group, same parameter) whose times the judge compares with.
+    var comparedWith: [String]
 
-    init(benchmark: Benchmark, statement: @escaping @Sendable (Int?) -> String, judge: @escaping Judge) {
+    init(
+        benchmark: Benchmark, statement: @escaping @Sendable (Int?) -> String, judge: @escaping Judge,
+        comparedWith: [String] = []
+    ) {
         self.benchmark = benchmark
         self.statement = statement
         self.judge = judge
+        self.comparedWith = comparedWith
     }
 
     /// A benchmark over a subject made (untimed) for each parameter, whose counters are read from it.
@@ -26,7 +32,7 @@ struct ClaimedBenchmark: Sendable {
         thresholdPercent: Double? = nil, scheduling: Benchmark.Scheduling = .oneVisit,
         make: @escaping @Sendable (Int?) throws -> Subject, body: @escaping (Subject, Int) -> Void,
         counters: @escaping (Subject) -> [String: Double] = { _ in [:] },
-        teardown: @escaping (Subject) -> Void = { _ in }, judge: @escaping Judge
+        teardown: @escaping (Subject) -> Void = { _ in }, judge: @escaping Judge, comparedWith: [String] = []
     ) {
         nonisolated(unsafe) let body = body
         nonisolated(unsafe) let counters = counters
@@ -38,7 +44,21 @@ struct ClaimedBenchmark: Sendable {
             ) { parameter in
                 CountingInstance(try make(parameter), body: body, counters: counters, teardown: teardown)
             },
-            statement: { _ in statement }, judge: judge)
+            statement: { _ in statement }, judge: judge, comparedWith: comparedWith)
+    }
+
+    /// A timing claim: faster (or slower) than the case named `baseline` (see `compared(to:)`).
+    init<Subject>(
+        _ path: String, _ statement: String, parameters: [Int] = [], throughput: Throughput = .items(1),
+        thresholdPercent: Double? = nil, scheduling: Benchmark.Scheduling,
+        make: @escaping @Sendable (Int?) throws -> Subject, body: @escaping (Subject, Int) -> Void,
+        counters: @escaping (Subject) -> [String: Double] = { _ in [:] },
+        teardown: @escaping (Subject) -> Void = { _ in }, comparison: TimingComparison
+    ) {
+        self.init(
+            path, statement, parameters: parameters, throughput: throughput, thresholdPercent: thresholdPercent,
+            scheduling: scheduling, make: make, body: body, counters: counters, teardown: teardown,
+            judge: comparison.judge, comparedWith: [comparison.baseline])
     }
 }
 
@@ -70,8 +90,13 @@ func analyzeClaims(_ cases: [ClaimedBenchmark], _ results: inout [BenchmarkResul
             && results[index].group == claimed.benchmark.group && results[index].name == claimed.benchmark.name
         {
             let (verdict, evidence) = claimed.judge(results[index], all)
+            let result = results[index]
+            let compared = claimed.comparedWith.compactMap { name in
+                all.first { $0.group == result.group && $0.name == name && $0.parameter == result.parameter }?.id
+            }
             results[index].claim = Claim(
-                statement: claimed.statement(results[index].parameter), verdict: verdict, evidence: evidence)
+                statement: claimed.statement(result.parameter), verdict: verdict, evidence: evidence,
+                comparedWith: compared.isEmpty ? nil : compared)
         }
     }
 }

@@ -10,7 +10,8 @@ import PerfReport
 /// Wilcoxon's signed-rank 95% interval (`SignedRankInterval`). Otherwise, on a low quantile of each
 /// side's per-operation wall times — the 10th percentile when there are enough samples — with
 /// distribution-free 95% intervals that must not overlap. Either way a difference smaller than the
-/// minimum effect does not count.
+/// minimum effect does not count. Every interval is at `DecisionLevel.current`: 95% in a finished
+/// run, 99% at a default run's interim looks and in a quick run.
 ///
 /// Why pairs: on this kind of machine (a shared 2-vCPU VM) the host slows a vCPU by up to 1.7×
 /// for stretches of a fraction of a second to seconds, and a sample taken then is slow whatever it
@@ -68,14 +69,16 @@ struct TimingDifference: Equatable, Sendable {
     init(_ result: BenchmarkResult, comparedTo baseline: BenchmarkResult, minimumEffect: Double = Self.minimumEffect) {
         let a = result.wallNanosecondsPerOperation
         let b = baseline.wallNanosecondsPerOperation
-        let probability = QuantileInterval.smallestProbability(for: min(a.count, b.count), from: Self.probabilities)
-        self.result = probability.flatMap { QuantileInterval(of: a, probability: $0) }
-        self.baseline = probability.flatMap { QuantileInterval(of: b, probability: $0) }
+        let level = DecisionLevel.current
+        let probability = QuantileInterval.smallestProbability(
+            for: min(a.count, b.count), from: Self.probabilities, level: level)
+        self.result = probability.flatMap { QuantileInterval(of: a, probability: $0, level: level) }
+        self.baseline = probability.flatMap { QuantileInterval(of: b, probability: $0, level: level) }
 
         let logRatios = Self.pairedLogRatios(result, baseline)
         if logRatios.count >= Self.minimumPairs {
             pairs = logRatios.count
-            pairedRatio = SignedRankInterval(of: logRatios)?.mapped(exp)
+            pairedRatio = SignedRankInterval(of: logRatios, level: level)?.mapped(exp)
         }
         if let regimes = Self.regimes(a, b, logRatios: logRatios, minimumEffect: minimumEffect) {
             (direction, words) = regimes
@@ -88,17 +91,18 @@ struct TimingDifference: Equatable, Sendable {
             } else if ratio.upper < 1 || ratio.lower > 1 {
                 direction = ratio.upper < 1 ? .lower : .higher
                 words =
-                    "significantly \(direction == .lower ? "faster" : "slower") (the 95% interval of the paired ratio excludes 1)"
+                    "significantly \(direction == .lower ? "faster" : "slower") (the \(DecisionLevel.percent) interval of the paired ratio excludes 1)"
             } else {
                 direction = .notSignificant
-                words = "no significant difference (the 95% interval of the paired ratio includes 1)"
+                words =
+                    "no significant difference (the \(DecisionLevel.percent) interval of the paired ratio includes 1)"
             }
             return
         }
 
         guard let ours = self.result, let theirs = self.baseline, let probability else {
             direction = .notSignificant
-            words = "too few samples (\(a.count) and \(b.count)) for a 95% interval of a quantile"
+            words = "too few samples (\(a.count) and \(b.count)) for a \(DecisionLevel.percent) interval of a quantile"
             return
         }
         let name = Self.ordinal(probability)
@@ -109,10 +113,10 @@ struct TimingDifference: Equatable, Sendable {
         } else if ours.upper < theirs.lower || ours.lower > theirs.upper {
             direction = ours.upper < theirs.lower ? .lower : .higher
             words =
-                "significantly \(direction == .lower ? "faster" : "slower") (95% intervals of the \(name) do not overlap)"
+                "significantly \(direction == .lower ? "faster" : "slower") (\(DecisionLevel.percent) intervals of the \(name) do not overlap)"
         } else {
             direction = .notSignificant
-            words = "no significant difference (95% intervals of the \(name) overlap)"
+            words = "no significant difference (\(DecisionLevel.percent) intervals of the \(name) overlap)"
         }
     }
 
@@ -149,7 +153,8 @@ struct TimingDifference: Equatable, Sendable {
         let share = Int((regimeShare * 100).rounded())
         let counted = "this case was faster in \(faster) and slower in \(slower) of \(logRatios.count) paired rounds"
         // Faster in at least `regimeShare` of the rounds: the ratio's quantile at that share is below 1.
-        if let high = QuantileInterval(of: logRatios, probability: regimeShare)?.mapped(exp),
+        if let high = QuantileInterval(of: logRatios, probability: regimeShare, level: DecisionLevel.current)?.mapped(
+            exp),
             high.upper < 1, high.estimate <= 1 - minimumEffect
         {
             return (
@@ -160,7 +165,8 @@ struct TimingDifference: Equatable, Sendable {
                         share, high.estimate, high.lower, high.upper)
             )
         }
-        if let low = QuantileInterval(of: logRatios, probability: 1 - regimeShare)?.mapped(exp),
+        if let low = QuantileInterval(of: logRatios, probability: 1 - regimeShare, level: DecisionLevel.current)?
+            .mapped(exp),
             low.lower > 1, low.estimate >= 1 + minimumEffect
         {
             return (

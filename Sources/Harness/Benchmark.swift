@@ -110,6 +110,11 @@ extension Benchmark {
         /// All samples in the first round from one instance: for benchmarks whose counters describe
         /// the instance's whole life, or whose setup is too costly to repeat.
         case oneVisit
+
+        var takesEverySampleFromAFreshVisit: Bool {
+            if case .everySampleAFreshVisit = self { return true }
+            return false
+        }
     }
 }
 

@@ -72,16 +72,23 @@ public struct BenchmarkSession {
                 < (groupStart[cases[$1].groupKey]!, cases[$1].parameter ?? .min, $1)
         }
         let visits = (0..<rounds).map { round in order.filter { plan.visit(case: $0, round: round) != nil } }
-        let total = visits.reduce(0) { $0 + $1.count }
+        var total = visits.reduce(0) { $0 + $1.count }
         let start = MonotonicClock.now()
         var done = 0
         var measurements: [Measurement?] = Array(repeating: nil, count: cases.count)
         var failed = Set<Int>()
         var failures: [String] = []
         var stoppedInRound: Int?
+        // Cases whose answer is clear (`configuration.stopping`): later rounds pass them by.
+        var settled = Set<Int>()
+        var visitsMade = Array(repeating: 0, count: cases.count)
+        func settle(_ index: Int, after round: Int) {
+            guard settled.insert(index).inserted else { return }
+            total -= visits[(round + 1)...].count { $0.contains(index) }
+        }
 
         rounds: for (round, indices) in visits.enumerated() {
-            for index in indices where !failed.contains(index) {
+            for index in indices where !failed.contains(index) && !settled.contains(index) {
                 let selected = cases[index]
                 progress(
                     Progress(
@@ -100,6 +107,7 @@ public struct BenchmarkSession {
                         } else {
                             measurements[index]!.append(measurement)
                         }
+                        visitsMade[index] += 1
                     }
                 } catch {
                     failed.insert(index)
@@ -111,6 +119,22 @@ public struct BenchmarkSession {
                     stoppedInRound = round
                     break rounds
                 }
+                if let stopping = configuration.stopping, let measurement = measurements[index],
+                    isPreciseEnough(selected, measurement, visits: visitsMade[index], stopping)
+                {
+                    settle(index, after: round)
+                }
+            }
+            let fresh = cases.indices.filter {
+                !failed.contains($0) && cases[$0].benchmark.scheduling.takesEverySampleFromAFreshVisit
+            }
+            if let stopping = configuration.stopping, stopping.looks.contains(round + 1),
+                fresh.contains(where: { !settled.contains($0) })
+            {
+                let open = openCases(fresh, cases: cases, measurements: measurements, stopping: stopping)
+                for index in fresh where measurements[index] != nil && !open.contains(cases[index].id) {
+                    settle(index, after: round)
+                }
             }
         }
 
@@ -120,7 +144,7 @@ public struct BenchmarkSession {
                 .filter { cases[$0].suite == suiteIndex }
                 .compactMap { measurements[$0].map(ResultAnalysis.result(of:)) }
             if let analyze = suite.analyze, !suiteResults.isEmpty {
-                analyze(&suiteResults)
+                DecisionLevel.$current.withValue(configuration.decisionLevel) { analyze(&suiteResults) }
             }
             results += suiteResults
         }
@@ -150,6 +174,35 @@ public struct BenchmarkSession {
                 overheadNanoseconds: runner.clockOverheadNanoseconds),
             metrics: runner.metricAvailability,
             benchmarks: results)
+    }
+
+    /// Whether an interleaved case may stop before its last visit: only in a suite without an
+    /// analysis, whose claims (DispatchBench's unpaired comparisons) are judged on all its samples.
+    private func isPreciseEnough(
+        _ selected: SelectedCase, _ measurement: Measurement, visits: Int, _ stopping: SequentialStopping
+    ) -> Bool {
+        guard case .interleaved = selected.benchmark.scheduling, visits >= stopping.minimumVisits,
+            selection.suites[selected.suite].analyze == nil
+        else { return false }
+        return stopping.isPrecise(ResultAnalysis.result(of: measurement))
+    }
+
+    /// A look: the ids among `indices` (and those their claims compare with) whose answers are still
+    /// open, judged at ``DecisionLevel/interim`` on the samples so far.
+    private func openCases(
+        _ indices: [Int], cases: [SelectedCase], measurements: [Measurement?], stopping: SequentialStopping
+    ) -> Set<String> {
+        var open = Set<String>()
+        for (suiteIndex, suite) in selection.suites.enumerated() {
+            var results = indices.filter { cases[$0].suite == suiteIndex }
+                .compactMap { measurements[$0].map(ResultAnalysis.result(of:)) }
+            guard !results.isEmpty else { continue }
+            if let analyze = suite.analyze {
+                DecisionLevel.$current.withValue(DecisionLevel.interim) { analyze(&results) }
+            }
+            open.formUnion(stopping.openIDs(of: results))
+        }
+        return open
     }
 
     private func seconds(since start: UInt64) -> Double { Double(MonotonicClock.now() - start) / 1e9 }

@@ -24,11 +24,16 @@ public struct RunConfiguration: Sendable {
     /// its comparisons repeat from one run to the next, which a quick run, a smoke check that must
     /// stay short, does not need.
     public var maximumFreshVisits: Int?
+    /// Stops measuring a benchmark once its answer is clear (nil: every benchmark takes all its samples).
+    public var stopping: SequentialStopping?
+    /// The confidence level of the run's final analysis (``DecisionLevel``).
+    public var decisionLevel: Double
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,
         minimumSampleNanoseconds: Double = 1_000_000, allocationCounter: (any AllocationCounter)? = nil,
-        hardwareCounters: Bool = true, rounds: Int = 5, maximumFreshVisits: Int? = nil
+        hardwareCounters: Bool = true, rounds: Int = 5, maximumFreshVisits: Int? = nil,
+        stopping: SequentialStopping? = nil, decisionLevel: Double = DecisionLevel.final
     ) {
         self.samples = samples
         self.minimumSamples = min(minimumSamples, samples)
@@ -39,13 +44,30 @@ public struct RunConfiguration: Sendable {
         self.hardwareCounters = hardwareCounters
         self.rounds = max(1, rounds)
         self.maximumFreshVisits = maximumFreshVisits.map { max(1, $0) }
+        self.stopping = stopping
+        self.decisionLevel = decisionLevel
     }
 
+    /// `perfkit run`'s default: the full configuration, but a benchmark stops once its answer is
+    /// clear (``SequentialStopping``), and one that takes every sample from a fresh visit stops at
+    /// 40 visits at the most, decided or not. Looks at 20 visits (the fewest pairs a timing claim is
+    /// judged on) and 30. Most of DispatchBench's GCD claims are decided at 20; the few close calls
+    /// (within a few percent of their line, or between two regimes) stay open at 40 as at 150.
+    public static let standard = RunConfiguration(
+        maximumFreshVisits: 40, stopping: SequentialStopping(looks: [20, 30]))
+
+    /// Every benchmark takes all its samples: 100–200 one-sample visits for a GCD comparison (about
+    /// 15 minutes for perfkit's own suites here), for the close calls that 40 leave open.
+    public static let thorough = RunConfiguration()
+
     /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole
-    /// processes instead), and 20 one-sample visits at most, the fewest that DispatchBench pairs.
+    /// processes instead), and 20 one-sample visits at most, the fewest that DispatchBench pairs. It
+    /// is the default run's first look, and decides as strictly: a claim whose evidence would not
+    /// have stopped the default run there is inconclusive, so a quick run never says the opposite
+    /// of a default run, only less.
     public static let quick = RunConfiguration(
         samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1,
-        maximumFreshVisits: 20)
+        maximumFreshVisits: 20, decisionLevel: DecisionLevel.interim)
 
     /// Each sample aims for this long: the budget spread over the samples, but never below the minimum.
     var targetSampleNanoseconds: Double {

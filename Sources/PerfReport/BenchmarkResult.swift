@@ -212,11 +212,16 @@ public struct Claim: Codable, Sendable, Equatable {
     public var verdict: Verdict
     /// The numbers that decided the verdict, in words.
     public var evidence: String
+    /// The ids of the results this one was judged against (a timing comparison's baseline), when
+    /// the verdict depends on others: a run that stops sampling once a claim is decided keeps
+    /// sampling these as long as the claim is open, so that the two stay paired.
+    public var comparedWith: [String]?
 
-    public init(statement: String, verdict: Verdict, evidence: String) {
+    public init(statement: String, verdict: Verdict, evidence: String, comparedWith: [String]? = nil) {
         self.statement = statement
         self.verdict = verdict
         self.evidence = evidence
+        self.comparedWith = comparedWith
     }
 }
 

@@ -48,10 +48,13 @@ public struct RunSettings: Codable, Sendable, Equatable {
     /// Rounds over the selection that the samples were spread over (1 in reports from before
     /// rounds existed).
     public var rounds: Int
+    /// How the run spent its samples: "quick", "default" (each benchmark stops once its answer is
+    /// clear) or "thorough" (every benchmark takes all its samples). Nil in older reports.
+    public var profile: String?
 
     public init(
         filter: String?, quick: Bool, samples: Int, timeBudgetSeconds: Double, warmupSeconds: Double,
-        minSampleNanoseconds: Double, allocations: Bool, instructions: Bool, rounds: Int = 1
+        minSampleNanoseconds: Double, allocations: Bool, instructions: Bool, rounds: Int = 1, profile: String? = nil
     ) {
         self.filter = filter
         self.quick = quick
@@ -62,11 +65,12 @@ public struct RunSettings: Codable, Sendable, Equatable {
         self.allocations = allocations
         self.instructions = instructions
         self.rounds = rounds
+        self.profile = profile
     }
 
     private enum CodingKeys: String, CodingKey {
         case filter, quick, samples, timeBudgetSeconds, warmupSeconds, minSampleNanoseconds, allocations,
-            instructions, rounds
+            instructions, rounds, profile
     }
 
     public init(from decoder: any Decoder) throws {
@@ -80,6 +84,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         allocations = try container.decode(Bool.self, forKey: .allocations)
         instructions = try container.decode(Bool.self, forKey: .instructions)
         rounds = try container.decodeIfPresent(Int.self, forKey: .rounds) ?? 1
+        profile = try container.decodeIfPresent(String.self, forKey: .profile)
     }
 }
 

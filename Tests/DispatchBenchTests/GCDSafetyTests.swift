@@ -355,9 +355,16 @@ import Testing
             ]
         }
         #expect(verdict(qos, counters(80, 20, rounds: 120)) == .held)
-        // 12 of 20 untied rounds ahead: p ≈ 0.25, no significant preference.
-        #expect(verdict(qos, counters(12, 8, rounds: 40)) == .didNotHold)
+        // 12 of 20 untied rounds ahead: p ≈ 0.25, no significant preference either way, which does
+        // not show that there is none.
+        #expect(verdict(qos, counters(12, 8, rounds: 40)) == .inconclusive)
+        // .background ahead in significantly more rounds: the claim fails.
         #expect(verdict(qos, counters(20, 80, rounds: 120)) == .didNotHold)
+        // 30 of 47 ahead (p ≈ 0.04) decides a finished run at 95% but not a look at 99%.
+        #expect(verdict(qos, counters(30, 17, rounds: 60)) == .held)
+        #expect(
+            DecisionLevel.$current.withValue(DecisionLevel.interim) { verdict(qos, counters(30, 17, rounds: 60)) }
+                == .inconclusive)
         #expect(verdict(qos, counters(0, 0, rounds: 30)) == .inconclusive)
         #expect(
             verdict(qos, ["userInitiatedInFirstHalf": 0.8, "userInitiatedItems": 400, "rounds": 100]) == .inconclusive)

@@ -26,6 +26,33 @@ import Testing
     }
 }
 
+/// The warm-up before a visit's samples runs in steps of a tenth of a sample.
+@Suite struct WarmUpTests {
+    final class RecordingInstance: BenchmarkInstance {
+        var runs: [Int] = []
+        func run(iterations: Int) { runs.append(iterations) }
+    }
+
+    @Test func aWarmUpShorterThanAStepRunsOneTenthOfASample() {
+        let runner = BenchmarkRunner(configuration: CalibrationTests.configuration)
+        let instance = RecordingInstance()
+        runner.warmUp(instance, iterations: 250, seconds: 0, shouldStop: { false })
+        #expect(instance.runs == [25])
+        let single = RecordingInstance()
+        runner.warmUp(single, iterations: 3, seconds: 0, shouldStop: { false })
+        #expect(single.runs == [1])
+    }
+
+    @Test func aLongerWarmUpRepeatsStepsUntilItsTimeIsSpent() {
+        let runner = BenchmarkRunner(configuration: CalibrationTests.configuration)
+        let instance = RecordingInstance()
+        runner.warmUp(instance, iterations: 100, seconds: 0.005, shouldStop: { false })
+        // Steps of 10 (the bodies are empty, so many of them fit in 5 ms).
+        #expect(instance.runs.count > 1)
+        #expect(Set(instance.runs) == [10])
+    }
+}
+
 /// Spins `perIteration` ns per iteration, or 30 ms for a run that `isSlow(runNumber, isFirstRunOfSeveralIterations)`.
 private final class SpinningInstance: BenchmarkInstance {
     let perIteration: UInt64

@@ -30,13 +30,13 @@ func fanOutItem(_ seed: Int) -> Int {
 
 /// One operation = fan out `fanOutWidth` items and wait for all of them.
 private func fanOutCase(
-    _ name: String, _ statement: String, judge: @escaping ClaimedBenchmark.Judge,
+    _ name: String, _ statement: String, comparison: TimingComparison,
     body: @escaping @Sendable (_ iterations: Int) -> Void
 ) -> ClaimedBenchmark {
     ClaimedBenchmark(
         "DispatchBench/gcd/\(name)", statement, thresholdPercent: 15, scheduling: fanOutScheduling,
         make: { _ in () },
-        body: { _, n in body(n) }, judge: judge)
+        body: { _, n in body(n) }, comparison: comparison)
 }
 
 /// Each next to, or a case away from, the case its claim compares it with: they are measured in this
@@ -45,7 +45,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     fanOutCase(
         "fanout-semaphore",
         "Counting completions with a DispatchSemaphore (one wait per item) is slower than one DispatchGroup.wait.",
-        judge: compared(to: "fanout-group-wait", faster: false, minimumEffect: fanOutWaitMinimumEffect)
+        comparison: compared(to: "fanout-group-wait", faster: false, minimumEffect: fanOutWaitMinimumEffect)
     ) { n in
         let queue = DispatchQueue.global()
         let done = DispatchSemaphore(value: 0)
@@ -62,7 +62,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     fanOutCase(
         "fanout-group-notify",
         "Waiting with DispatchGroup.notify costs more than DispatchGroup.wait (the notification is one more hop).",
-        judge: compared(to: "fanout-group-wait", faster: false, minimumEffect: fanOutWaitMinimumEffect)
+        comparison: compared(to: "fanout-group-wait", faster: false, minimumEffect: fanOutWaitMinimumEffect)
     ) { n in
         let queue = DispatchQueue.global()
         let done = DispatchSemaphore(value: 0)
@@ -75,7 +75,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     },
     fanOutCase(
         "fanout-group-wait", "Fanning out with async and DispatchGroup.wait is slower than concurrentPerform.",
-        judge: compared(to: "fanout-concurrent-perform", faster: false)
+        comparison: compared(to: "fanout-concurrent-perform", faster: false)
     ) { n in
         let queue = DispatchQueue.global()
         for _ in 0..<n {
@@ -87,7 +87,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     fanOutCase(
         "fanout-concurrent-perform",
         "DispatchQueue.concurrentPerform is a faster fan-out-and-wait than async + DispatchGroup.wait (the caller's thread works too).",
-        judge: compared(to: "fanout-group-wait", faster: true)
+        comparison: compared(to: "fanout-group-wait", faster: true)
     ) { n in
         for _ in 0..<n {
             DispatchQueue.concurrentPerform(iterations: fanOutWidth) { item in blackHole(fanOutItem(item)) }
@@ -95,7 +95,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     },
     fanOutCase(
         "fanout-task-group", "A task group is slower than concurrentPerform for a fan-out of tiny work items.",
-        judge: compared(to: "fanout-concurrent-perform", faster: false)
+        comparison: compared(to: "fanout-concurrent-perform", faster: false)
     ) { n in
         let done = DispatchSemaphore(value: 0)
         Task.detached {
@@ -111,7 +111,7 @@ let fanOutCases: [ClaimedBenchmark] = [
     },
     fanOutCase(
         "fanout-async-let", "`async let` for a fan-out of tiny work items is slower than concurrentPerform.",
-        judge: compared(to: "fanout-concurrent-perform", faster: false)
+        comparison: compared(to: "fanout-concurrent-perform", faster: false)
     ) { n in
         let done = DispatchSemaphore(value: 0)
         Task.detached {

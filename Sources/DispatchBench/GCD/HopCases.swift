@@ -90,7 +90,7 @@ let hopCases: [ClaimedBenchmark] = [
             let difference = TimingDifference(result, comparedTo: serial, minimumEffect: hopMinimumEffect)
             let evidence = difference.sentence(result, vs: "hop-serial-round-trip", serial)
             return (difference.direction == .higher ? .didNotHold : .held, evidence)
-        }),
+        }, comparedWith: ["hop-serial-round-trip"]),
     ClaimedBenchmark(
         "DispatchBench/gcd/hop-async-after-1ms",
         "asyncAfter fires close to the requested 1 ms: median lateness under 10% (100 µs).",

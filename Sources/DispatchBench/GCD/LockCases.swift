@@ -155,7 +155,7 @@ let lockCases: [ClaimedBenchmark] = lockReadPercents.flatMap { readPercent in
             },
             counters: { subject in ["threads": Double(subject.3), "readPercent": Double(readPercent)] },
             teardown: { subject in subject.2.stop() },
-            judge: compared(
+            comparison: compared(
                 to: lockName(claim.baseline, readPercent), faster: claim.faster,
                 note: { result, all in
                     guard mechanism == .concurrentBarrier else { return "" }
@@ -189,13 +189,18 @@ private func barrierSummary(_ all: [BenchmarkResult]) -> String {
         + (wins.isEmpty ? "nowhere" : "at " + wins.joined(separator: ", ")) + " on \(processorCount) cores"
 }
 
-/// A timing claim: `result` significantly faster (or slower) than the result named `baselineName`
-/// in the same group with the same parameter, by at least `minimumEffect` of the baseline's time.
+/// A timing claim: `result` significantly faster (or slower) than the result named `baseline` in
+/// the same group with the same parameter, by at least `minimumEffect` of the baseline's time.
+struct TimingComparison: Sendable {
+    var baseline: String
+    var judge: ClaimedBenchmark.Judge
+}
+
 func compared(
     to baselineName: String, faster: Bool, minimumEffect: Double = TimingDifference.minimumEffect,
     note: @escaping @Sendable (BenchmarkResult, [BenchmarkResult]) -> String = { _, _ in "" }
-) -> ClaimedBenchmark.Judge {
-    { result, all in
+) -> TimingComparison {
+    TimingComparison(baseline: baselineName) { result, all in
         guard
             let baseline = all.first(where: {
                 $0.group == result.group && $0.name == baselineName && $0.parameter == result.parameter

@@ -21,8 +21,19 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Only run benchmarks whose id (suite/group/case[param]) matches this regular expression.")
     var filter: String?
 
-    @Flag(help: "The CI configuration: fewer and shorter samples (the whole suite in under 2 minutes).")
+    @Flag(
+        help: """
+            The CI configuration: fewer and shorter samples in one round, and claims decided only on \
+            evidence that would have stopped a default run at its first look (otherwise inconclusive).
+            """)
     var quick = false
+
+    @Flag(
+        help: """
+            Every benchmark takes all its samples (GCD comparisons 100-200 one-sample visits), instead \
+            of stopping once its answer is clear: for the close calls a default run leaves inconclusive.
+            """)
+    var thorough = false
 
     @Option(help: "Samples per benchmark (default 25, or 10 with --quick).")
     var samples: Int?
@@ -71,6 +82,7 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
         if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
+        if quick && thorough { throw ValidationError("--quick and --thorough cannot be combined") }
         if let timeBudget, !(timeBudget > 0) || !timeBudget.isFinite {
             throw ValidationError("--time-budget must be a positive number of seconds")
         }
@@ -101,7 +113,8 @@ struct RunCommand: ParsableCommand {
         let baselineReport = try baseline.map(loadReport)
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
 
-        var configuration = quick ? RunConfiguration.quick : RunConfiguration()
+        let profile = quick ? "quick" : thorough ? "thorough" : "default"
+        var configuration = quick ? RunConfiguration.quick : thorough ? .thorough : .standard
         if let samples {
             configuration.samples = samples
             configuration.maximumFreshVisits = nil
@@ -115,7 +128,7 @@ struct RunCommand: ParsableCommand {
             filter: filter, quick: quick, samples: configuration.samples,
             timeBudgetSeconds: configuration.timeBudgetSeconds, warmupSeconds: configuration.warmupSeconds,
             minSampleNanoseconds: configuration.minimumSampleNanoseconds, allocations: allocations,
-            instructions: instructions, rounds: configuration.rounds)
+            instructions: instructions, rounds: configuration.rounds, profile: profile)
         let session = BenchmarkSession(
             selection: selection, configuration: configuration, settings: settings,
             buildConfiguration: buildConfiguration)
