@@ -48,13 +48,19 @@ public struct RunConfiguration: Sendable {
         self.decisionLevel = decisionLevel
     }
 
-    /// `perfkit run`'s default: the full configuration, but a benchmark stops once its answer is
-    /// clear (``SequentialStopping``), and one that takes every sample from a fresh visit stops at
-    /// 40 visits at the most, decided or not. Looks at 20 visits (the fewest pairs a timing claim is
-    /// judged on) and 30. Most of DispatchBench's GCD claims are decided at 20; the few close calls
-    /// (within a few percent of their line, or between two regimes) stay open at 40 as at 150.
+    /// `perfkit run`'s default: a benchmark stops once its answer is clear (``SequentialStopping``),
+    /// and one that takes every sample from a fresh visit stops at 40 visits at the most, decided or
+    /// not. Looks at 20 visits (the fewest pairs a timing claim is judged on) and 30. Most of
+    /// DispatchBench's GCD claims are decided at 20; the few close calls (within a few percent of
+    /// their line, or between two regimes) stay open at 40 as at 150.
+    ///
+    /// Samples of about 16 ms (half the thorough profile's budget) and half its warm-up: a GCD
+    /// comparison's evidence is the spread between fresh visits, which a longer sample does not
+    /// narrow, and the whole suite then answers in about a minute and a half here (docs/measurement.md
+    /// has the verdicts of default and thorough runs side by side).
     public static let standard = RunConfiguration(
-        maximumFreshVisits: 40, stopping: SequentialStopping(looks: [20, 30]))
+        timeBudgetSeconds: 0.5, warmupSeconds: 0.05, maximumFreshVisits: 40,
+        stopping: SequentialStopping(looks: [20, 30]))
 
     /// Every benchmark takes all its samples: 100–200 one-sample visits for a GCD comparison (about
     /// 15 minutes for perfkit's own suites here), for the close calls that 40 leave open.

@@ -30,8 +30,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(
         help: """
-            Every benchmark takes all its samples (GCD comparisons 100-200 one-sample visits), instead \
-            of stopping once its answer is clear: for the close calls a default run leaves inconclusive.
+            Every benchmark takes all its samples (GCD comparisons 100-200 one-sample visits), twice as \
+            long as the default's, instead of stopping once its answer is clear: for the close calls a \
+            default run leaves inconclusive (about 15 minutes for perfkit's own suites on 2 cores).
             """)
     var thorough = false
 
@@ -44,13 +45,13 @@ struct RunCommand: ParsableCommand {
             spread over them, from a fresh instance each round, so one noisy moment touches only part \
             of them. Benchmarks that take every sample from a fresh instance (GCD contention and hops \
             take 4 times the samples, fan-outs 8 times; at most 20 with --quick unless --samples is \
-            given) give the run as many rounds as their samples.
+            given, 40 by default, unlimited with --thorough) give the run as many rounds as their samples.
             """)
     var rounds: Int?
 
     @Option(
         name: .customLong("time-budget"),
-        help: "Seconds of measurement per benchmark (default 1, or 0.12 with --quick).")
+        help: "Seconds of measurement per benchmark (default 0.5, 1 with --thorough, 0.12 with --quick).")
     var timeBudget: Double?
 
     @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
