@@ -14,7 +14,7 @@ public enum HTMLReportRenderer {
     public static func render(_ report: Report, baseline: Report? = nil) -> String {
         let page = PageContext(report: report, baseline: baseline)
         var sections: [(id: String, title: String, body: Markup)] = []
-        sections.append(("summary", "Summary", SummarySection(page: page).render()))
+        sections.append(("summary", "Findings", SummarySection(page: page).render()))
         sections.append(("environment", "Environment", EnvironmentSection(page: page).render()))
         let warnings = WarningsSection(page: page)
         if !warnings.isEmpty { sections.append(("warnings", "Warnings (\(warnings.count))", warnings.render())) }

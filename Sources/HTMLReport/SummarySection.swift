@@ -1,24 +1,40 @@
 import PerfReport
 
-/// The top of the page: answers "what got slower, by how much, and is that real?" — verdict
-/// counts, then every regression (largest first) and improvement with ratio, interval and p-value.
-/// Without a comparison it says what the run contains.
+/// The top of the page, the findings: what the run contains, the claims' verdicts (``ClaimsTable``),
+/// what got slower against the baseline, by how much, and whether that is real (verdict counts,
+/// then every regression, largest first, and improvement with ratio, interval and p-value), and the
+/// headline costs (``HeadlineCostsTables``).
 struct SummarySection {
     var page: PageContext
 
     func render() -> Markup {
         let report = page.report
+        let findings = Findings(report)
+        var out = overview()
+        out += ClaimsTable(page: page, findings: findings).render()
+        out += comparison()
+        out += HeadlineCostsTables(page: page, findings: findings).render()
+        return out
+    }
+
+    private func overview() -> Markup {
+        let report = page.report
         let suites = Set(report.benchmarks.map(\.suite)).count
         let unstable = report.benchmarks.filter { !$0.warnings.isEmpty }.count
-        var out: Markup = """
+        return """
             <p>\(report.benchmarks.count) benchmark cases in \(suites) suite\(suites == 1 ? "" : "s")\
             \(unstable > 0 ? ", \(unstable) with warnings" : "")\
-            \(report.complete ? "" : " — <strong>incomplete run</strong>" as Markup).</p>
+            \(report.complete ? "" : " — <strong>incomplete run</strong>" as Markup)\
+            \(report.settings.profile.map { " — \($0) profile" } ?? "").</p>
             """
+    }
+
+    private func comparison() -> Markup {
+        let report = page.report
         guard let comparison = report.comparison else {
-            out += "<p class=\"muted\">No baseline comparison in this report.</p>"
-            return out
+            return "<p class=\"muted\">No baseline comparison in this report.</p>"
         }
+        var out: Markup = "<h3>Against the baseline</h3>"
         let regressed = comparison.count(.regressed)
         let improved = comparison.count(.improved)
         let unchanged = comparison.count(.noChange) + comparison.count(.withinNoise)

@@ -10,7 +10,8 @@ import PerfReport
 ///   and a claim still open when its benchmark reaches its cap of samples is judged at the end of the
 ///   run like any other, at ``DecisionLevel/final``, where too little evidence says *inconclusive*.
 /// - A benchmark without a claim stops once the 95% interval of its median lies within
-///   ±``relativeError`` of the median, after at least ``minimumVisits`` visits (fewer would leave
+///   ±``relativeError`` of the median and its visits agree as closely (``isPrecise(_:)``), after at
+///   least ``minimumVisits`` visits (fewer would leave
 ///   its median to the layout and host state of one or two moments; see `RunConfiguration.rounds`).
 public struct SequentialStopping: Sendable, Equatable {
     /// After how many rounds (counted from 1) the claims are looked at.
@@ -27,13 +28,26 @@ public struct SequentialStopping: Sendable, Equatable {
         self.minimumVisits = max(1, minimumVisits)
     }
 
-    /// Whether a benchmark without a claim is measured precisely enough.
+    /// Whether a benchmark without a claim is measured precisely enough: the 95% interval of its
+    /// median within ±``relativeError``, and every visit's median within as much of the overall one.
+    ///
+    /// Why the visits too: the interval says how well the samples so far pin the median, not how
+    /// far a visit's instance and layout move it. Stopped on the interval alone after three visits,
+    /// `Harness/baseline/allocate-array` spread by 19% between processes (5 processes, 2026-11-24),
+    /// where all five visits had kept it within 2% (2026-11-22): its visits disagree by more than its
+    /// samples within one.
     public func isPrecise(_ result: BenchmarkResult) -> Bool {
         let statistics = result.wallTime
         guard statistics.median > 0 else { return true }
+        let tolerance = relativeError * statistics.median
         let interval = statistics.medianConfidenceInterval
-        return max(statistics.median - interval.lower, interval.upper - statistics.median)
-            <= relativeError * statistics.median
+        guard max(statistics.median - interval.lower, interval.upper - statistics.median) <= tolerance else {
+            return false
+        }
+        let visits = Dictionary(grouping: result.samples, by: { $0.round ?? 0 }).values
+        return visits.allSatisfy { samples in
+            abs(SampleStatistics.median(samples.map(\.wallNanosecondsPerOperation)) - statistics.median) <= tolerance
+        }
     }
 
     /// The ids of the analysed `results` whose answers are still open: claims judged inconclusive,

@@ -81,6 +81,44 @@ import Testing
         #expect(html.contains(UnitFormatting.change(ratio: entry.ratio!)))
     }
 
+    @Test func theFindingsLeadWithTheClaimsVerdicts() throws {
+        let html = html
+        let findings = try #require(html.range(of: "<section id=\"summary\"><h2>Findings</h2>"))
+        let environment = try #require(html.range(of: "<section id=\"environment\">"))
+        let counts = try #require(html.range(of: "id=\"claim-counts\""))
+        let open = try #require(html.range(of: "<table class=\"claims\" id=\"claims-open\">"))
+        let held = try #require(html.range(of: "<table class=\"claims\" id=\"claims-held-table\">"))
+        // Counts, then what did not hold, then what held, all before the environment.
+        #expect(findings.upperBound < counts.lowerBound)
+        #expect(counts.upperBound < open.lowerBound && open.upperBound < held.lowerBound)
+        #expect(held.upperBound < environment.lowerBound)
+        #expect(html.contains("<b>2</b>✓ held</span>"))
+        #expect(html.contains("<b>1</b>✗ did not hold</span>"))
+        let row = try #require(
+            html.range(of: "Dispatch/<wbr>calls/<wbr>protocol witness</a></td><td>median 3.4 ns vs 5 ns</td>"))
+        #expect(open.upperBound < row.lowerBound && row.upperBound < held.lowerBound)
+        // Many held claims fold behind one line.
+        var many = current
+        for index in many.benchmarks.indices where many.benchmarks[index].claim == nil {
+            many.benchmarks[index].claim = Claim(statement: "s", verdict: .held, evidence: "e")
+        }
+        let heldCount = many.benchmarks.count { $0.claim?.verdict == .held }
+        #expect(heldCount > ClaimsTable.heldShownOpen)
+        #expect(
+            HTMLReportRenderer.render(many).contains(
+                "<details id=\"claims-held\"><summary>\(heldCount) claims held</summary>"))
+    }
+
+    @Test func warningsAreGroupedByKindWithCounts() {
+        var noisy = current
+        for index in noisy.benchmarks.indices {
+            noisy.benchmarks[index].warnings = [Warning(rule: "cv-above-5-percent", message: "CV above 5 %")]
+        }
+        let html = HTMLReportRenderer.render(noisy)
+        #expect(html.contains("\(noisy.benchmarks.count) benchmarks: spread above 5% CV <span class=\"rule\">"))
+        #expect(TagBalance.count("<details class=\"warning-kind\">", in: html) == 1)
+    }
+
     @Test func chartsAreDrawn() {
         let html = html
         // Bar chart per group, strip plot per case, a scaling chart, ratio chart, timeline, icicle, waterfall.

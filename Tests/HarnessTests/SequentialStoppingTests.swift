@@ -119,6 +119,26 @@ import Testing
         ])
         #expect(open == ["open", "base2", "wide"])
     }
+
+    @Test func aMedianIsPreciseOnlyWhenItsVisitsAgree() {
+        let stopping = SequentialStopping(looks: [1])
+        // Two visits of five samples: 100 ns each in the first, `second` ns each in the second.
+        func result(second: Double) -> BenchmarkResult {
+            let samples = (0..<10).map { index in
+                Sample(iterations: 1, wallNanoseconds: index < 5 ? 100 : second, round: index < 5 ? 0 : 1)
+            }
+            return BenchmarkResult(
+                id: "a", suite: "S", group: "g", name: "a", samples: samples,
+                wallTime: Statistics(
+                    count: 10, min: 100, max: 100, mean: 100, median: 100, standardDeviation: 0,
+                    coefficientOfVariation: 0, medianAbsoluteDeviation: 0, p90: 100, p99: 100,
+                    medianConfidenceInterval: ConfidenceInterval(lower: 99.5, upper: 100.5, level: 0.95),
+                    outliers: OutlierCounts()))
+        }
+        #expect(stopping.isPrecise(result(second: 100.5)))
+        // The interval is as narrow, but the second visit's instance runs 3% slower.
+        #expect(!stopping.isPrecise(result(second: 103)))
+    }
 }
 
 /// An instance whose runs cost a few microseconds.

@@ -34,19 +34,19 @@ extension DispatchCase {
     /// Decides the claim from the compiled form (already set on `result`) and the timing against
     /// the baseline case.
     func claim(for result: BenchmarkResult, in results: [BenchmarkResult]) -> Claim {
-        var evidence: [String] = []
         let form = result.compiledForm?.kind ?? .unknown
         let formHeld: Bool? = form == .unknown ? nil : expectedForms.contains(form)
         let expected = expectedForms.map(\.rawValue).sorted().joined(separator: " or ")
-        switch formHeld {
-        case nil:
-            evidence.append(
-                "compiled form could not be determined (\(result.compiledForm?.evidence.first ?? "no classifier"))")
-        case true?: evidence.append("compiled as \(form.rawValue), as claimed")
-        case false?: evidence.append("compiled as \(form.rawValue), not \(expected)\(devirtualisedNote(form))")
-        }
+        let formClause =
+            switch formHeld {
+            case nil:
+                "compiled form could not be determined (\(result.compiledForm?.evidence.first ?? "no classifier"))"
+            case true?: "compiled as \(form.rawValue), as claimed"
+            case false?: "compiled as \(form.rawValue), not \(expected)\(devirtualisedNote(form))"
+            }
+        var timingClause: String?
+        var staticClause: String?
         var timingHeld: Bool?
-        var baselineAlsoStatic = false
         if let timing {
             let (baselineName, wanted): (String, TimingDifference.Direction) =
                 switch timing {
@@ -57,7 +57,7 @@ extension DispatchCase {
                 let difference = TimingDifference(result, comparedTo: baseline)
                 let observed = difference.direction
                 let baselineForm = baseline.compiledForm.map { " (compiled as \($0.kind.rawValue))" } ?? ""
-                evidence.append(difference.sentence(result, vs: baselineName + baselineForm, baseline))
+                timingClause = difference.sentence(result, vs: baselineName + baselineForm, baseline)
                 timingHeld = observed == wanted ? true : (observed == .notSignificant ? nil : false)
                 // A "faster" claim rests on the baseline's dynamic call. If the optimizer made that call
                 // static too, the binary has no dispatch for this form to save, and a time difference
@@ -65,26 +65,33 @@ extension DispatchCase {
                 if case .fasterThan = timing, formHeld == true, let kind = baseline.compiledForm?.kind,
                     Self.staticForms.contains(kind)
                 {
-                    baselineAlsoStatic = true
-                    evidence.append(
+                    staticClause =
                         "\(baselineName) was compiled as \(kind.rawValue) too, so there is no dynamic call here for this form to remove"
-                    )
                 }
             } else {
-                evidence.append("median \(Describe.median(result)); \(baselineName) was not run, so no comparison")
+                timingClause = "median \(Describe.median(result)); \(baselineName) was not run, so no comparison"
             }
         } else {
-            evidence.append("median \(Describe.median(result))")
+            timingClause = "median \(Describe.median(result))"
         }
-        evidence.append(BuildConfiguration.note)
         let verdict: Claim.Verdict
-        if formHeld == false || timingHeld == false || baselineAlsoStatic {
+        if formHeld == false || timingHeld == false || staticClause != nil {
             verdict = .didNotHold
         } else if formHeld == true && (timing == nil || timingHeld == true) {
             verdict = .held
         } else {
             verdict = .inconclusive
         }
+        // The clause that decided the verdict comes first: a report's findings show only that one.
+        var evidence: [String]
+        if let staticClause {
+            evidence = [staticClause, formClause] + (timingClause.map { [$0] } ?? [])
+        } else if formHeld != true || timing == nil {
+            evidence = [formClause] + (timingClause.map { [$0] } ?? [])
+        } else {
+            evidence = (timingClause.map { [$0] } ?? []) + [formClause]
+        }
+        evidence.append(BuildConfiguration.note)
         return Claim(statement: statement, verdict: verdict, evidence: evidence.joined(separator: "; "))
     }
 

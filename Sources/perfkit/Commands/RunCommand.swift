@@ -145,6 +145,8 @@ struct RunCommand: ParsableCommand {
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
 
+        // The findings lead, as on the HTML page; the table of every benchmark follows.
+        print(FindingsText.text(report), terminator: "")
         print(ResultTable.text(report), terminator: "")
         for metric in report.metrics where !metric.available {
             print("note: \(metric.metric.rawValue) not measured: \(metric.reason ?? "unavailable")")

@@ -1,0 +1,19 @@
+extension Warning {
+    /// A short name for the kind of warning a rule raises, for lists that group benchmarks by it
+    /// ("12 benchmarks: spread above 5% CV"). Rules this table does not know show as themselves, so
+    /// a suite's own rules still group.
+    public static func title(ofRule rule: String) -> String {
+        ruleTitles[rule] ?? rule
+    }
+
+    static let ruleTitles: [String: String] = [
+        "too-few-samples": "too few samples to judge the spread",
+        "median-not-positive": "too small to measure",
+        "cv-above-5-percent": "spread above 5% CV",
+        "ci-wider-than-10-percent-of-median": "median's 95% interval wider than 10%",
+        "severe-outliers": "severe outliers (beyond 3 × IQR)",
+        "time-budget-limited-samples": "fewer samples than asked (time budget)",
+        "slower-than-memset-ceiling": "slower than 1.25× memset of the output",
+        "ceiling-not-measured": "memory ceiling not measured in the same run",
+    ]
+}
