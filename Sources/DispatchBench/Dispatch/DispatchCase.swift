@@ -69,7 +69,7 @@ extension DispatchCase {
                         "\(baselineName) was compiled as \(kind.rawValue) too, so there is no dynamic call here for this form to remove"
                 }
             } else {
-                timingClause = "median \(Describe.median(result)); \(baselineName) was not run, so no comparison"
+                timingClause = "\(baselineName) was not run, so no comparison; median \(Describe.median(result))"
             }
         } else {
             timingClause = "median \(Describe.median(result))"
