@@ -145,20 +145,6 @@ public struct BenchmarkSession {
                 .compactMap { measurements[$0].map(ResultAnalysis.result(of:)) }
             if let analyze = suite.analyze, !suiteResults.isEmpty {
                 DecisionLevel.$current.withValue(configuration.decisionLevel) { analyze(&suiteResults) }
-                if configuration.decidesAsAFirstLook {
-                    let fresh = cases.indices.filter {
-                        cases[$0].suite == suiteIndex && cases[$0].benchmark.scheduling.takesEverySampleFromAFreshVisit
-                    }
-                    let split = halvesDisagree(
-                        fresh, analyze: analyze, decided: suiteResults, measurements: measurements)
-                    for index in suiteResults.indices where split.contains(suiteResults[index].id) {
-                        suiteResults[index].claim!.verdict = .inconclusive
-                        // First, as the clause that decided: the rest is what all the rounds said.
-                        suiteResults[index].claim!.evidence =
-                            "not decided on each half of the rounds, which would not have stopped a default run; "
-                            + suiteResults[index].claim!.evidence
-                    }
-                }
             }
             results += suiteResults
         }
@@ -213,55 +199,10 @@ public struct BenchmarkSession {
             guard !results.isEmpty else { continue }
             if let analyze = suite.analyze {
                 DecisionLevel.$current.withValue(DecisionLevel.interim) { analyze(&results) }
-                let split = halvesDisagree(
-                    indices.filter { cases[$0].suite == suiteIndex }, analyze: analyze, decided: results,
-                    measurements: measurements)
-                for index in results.indices where split.contains(results[index].id) {
-                    results[index].claim!.verdict = .inconclusive
-                }
             }
             open.formUnion(stopping.openIDs(of: results))
         }
         return open
-    }
-
-    /// The ids of the claims decided in `decided` (one suite's analysis of the cases at `indices`
-    /// on all their rounds) that the same analysis, at ``DecisionLevel/final``, does not decide the
-    /// same way on each half of those rounds.
-    ///
-    /// Why: a GCD comparison's per-round ratios drift over tens of seconds, so 20 rounds taken close
-    /// together are fewer than 20 independent draws and an interval over them can be too narrow. On
-    /// 2026-11-24 one default run stopped `NSLock` against `pthread_mutex` (99% reads, 2 threads) at
-    /// "did not hold" on 20 rounds whose first half decided nothing, a quick run called it "held",
-    /// and every run of 40 rounds said 1.00–1.03×. A decision that each half repeats does not rest
-    /// on one stretch of the host's state.
-    private func halvesDisagree(
-        _ indices: [Int], analyze: @Sendable (inout [BenchmarkResult]) -> Void, decided: [BenchmarkResult],
-        measurements: [Measurement?]
-    ) -> Set<String> {
-        let verdicts = Dictionary(
-            decided.compactMap { result in result.claim.map { (result.id, $0.verdict) } },
-            uniquingKeysWith: { first, _ in first })
-        guard verdicts.values.contains(where: { $0 != .inconclusive }) else { return [] }
-        let rounds = Set(indices.flatMap { measurements[$0]?.samples.compactMap(\.round) ?? [] }).sorted()
-        guard rounds.count >= 4 else { return [] }
-        let cut = rounds[rounds.count / 2]
-        var disagree = Set<String>()
-        for inFirstHalf in [true, false] {
-            var half: [BenchmarkResult] = indices.compactMap { index in
-                guard var measurement = measurements[index] else { return nil }
-                measurement.samples = measurement.samples.filter { (($0.round ?? 0) < cut) == inFirstHalf }
-                return measurement.samples.isEmpty ? nil : ResultAnalysis.result(of: measurement)
-            }
-            DecisionLevel.$current.withValue(DecisionLevel.final) { analyze(&half) }
-            let halfVerdicts = Dictionary(
-                half.compactMap { result in result.claim.map { (result.id, $0.verdict) } },
-                uniquingKeysWith: { first, _ in first })
-            for (id, verdict) in verdicts where verdict != .inconclusive && halfVerdicts[id] != verdict {
-                disagree.insert(id)
-            }
-        }
-        return disagree
     }
 
     private func seconds(since start: UInt64) -> Double { Double(MonotonicClock.now() - start) / 1e9 }

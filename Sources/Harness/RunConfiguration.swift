@@ -28,16 +28,12 @@ public struct RunConfiguration: Sendable {
     public var stopping: SequentialStopping?
     /// The confidence level of the run's final analysis (``DecisionLevel``).
     public var decisionLevel: Double
-    /// Whether the run's final analysis decides a claim between fresh-visit cases only as a default
-    /// run's look would: also on each half of its rounds (a quick run, which is that first look).
-    public var decidesAsAFirstLook: Bool
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,
         minimumSampleNanoseconds: Double = 1_000_000, allocationCounter: (any AllocationCounter)? = nil,
         hardwareCounters: Bool = true, rounds: Int = 5, maximumFreshVisits: Int? = nil,
-        stopping: SequentialStopping? = nil, decisionLevel: Double = DecisionLevel.final,
-        decidesAsAFirstLook: Bool = false
+        stopping: SequentialStopping? = nil, decisionLevel: Double = DecisionLevel.final
     ) {
         self.samples = samples
         self.minimumSamples = min(minimumSamples, samples)
@@ -50,7 +46,6 @@ public struct RunConfiguration: Sendable {
         self.maximumFreshVisits = maximumFreshVisits.map { max(1, $0) }
         self.stopping = stopping
         self.decisionLevel = decisionLevel
-        self.decidesAsAFirstLook = decidesAsAFirstLook
     }
 
     /// `perfkit run`'s default: a benchmark stops once its answer is clear (``SequentialStopping``),
@@ -73,13 +68,12 @@ public struct RunConfiguration: Sendable {
 
     /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole
     /// processes instead), and 20 one-sample visits at most, the fewest that DispatchBench pairs. It
-    /// is the default run's first look, and decides as strictly (at ``DecisionLevel/interim``, and
-    /// only what each half of its rounds repeats): a claim whose evidence would not have stopped the
-    /// default run there is inconclusive, so a quick run says less than a default run, not the
-    /// opposite.
+    /// is the default run's first look, and decides as strictly: a claim whose evidence would not
+    /// have stopped the default run there is inconclusive, so a quick run never says the opposite
+    /// of a default run, only less.
     public static let quick = RunConfiguration(
         samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1,
-        maximumFreshVisits: 20, decisionLevel: DecisionLevel.interim, decidesAsAFirstLook: true)
+        maximumFreshVisits: 20, decisionLevel: DecisionLevel.interim)
 
     /// Each sample aims for this long: the budget spread over the samples, but never below the minimum.
     var targetSampleNanoseconds: Double {

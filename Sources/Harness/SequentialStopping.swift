@@ -7,8 +7,6 @@ import PerfReport
 /// - A benchmark with a claim stops once the claim is decided (held or did not hold) at a look, and
 ///   so do the benchmarks it is compared with, once no open claim compares with them. Looks happen
 ///   after the rounds in ``looks``; a look decides at ``DecisionLevel/interim`` (see there for why),
-///   and only what each half of its rounds repeats at ``DecisionLevel/final`` (rounds close together
-///   share the host's state, so their interval alone can be too narrow; see `BenchmarkSession`),
 ///   and a claim still open when its benchmark reaches its cap of samples is judged at the end of the
 ///   run like any other, at ``DecisionLevel/final``, where too little evidence says *inconclusive*.
 /// - A benchmark without a claim stops once the 95% interval of its median lies within

@@ -49,12 +49,8 @@ import Testing
         let levels = TestSuites.Recorder()
         let report = try run(Self.claimSuite(levels: levels) { _, _ in .held })
         for result in report.benchmarks { #expect(result.samples.count == 4, "\(result.id)") }
-        // A look (after round 4) and its two halves, then the run's own analysis at its level.
-        #expect(
-            levels.all == [
-                "\(DecisionLevel.interim)", "\(DecisionLevel.final)", "\(DecisionLevel.final)",
-                "\(DecisionLevel.final)",
-            ])
+        // One look (after round 4), then the run's own analysis at its level.
+        #expect(levels.all == ["\(DecisionLevel.interim)", "\(DecisionLevel.final)"])
     }
 
     @Test func anOpenClaimKeepsItsCaseAndTheCaseItIsComparedWithUntilTheCap() throws {
@@ -68,44 +64,9 @@ import Testing
     }
 
     @Test func aClaimDecidedAtALaterLookStopsThere() throws {
-        let report = try run(
-            Self.claimSuite { name, samples in
-                name == "c" && DecisionLevel.current == DecisionLevel.interim && samples < 8 ? .inconclusive : .held
-            })
+        let report = try run(Self.claimSuite { name, samples in name == "c" && samples < 8 ? .inconclusive : .held })
         let samples = Dictionary(uniqueKeysWithValues: report.benchmarks.map { ($0.name, $0.samples.count) })
         #expect(samples == ["a": 4, "base": 4, "c": 8])
-    }
-
-    /// `a` is held on all its rounds, but not on two rounds (each half of the first look's four).
-    static let heldOnlyOnFourRounds = claimSuite { name, samples in
-        name == "a" && DecisionLevel.current == DecisionLevel.final && samples < 4 ? .inconclusive : .held
-    }
-
-    @Test func aLookStopsOnlyOnWhatEachHalfOfItsRoundsRepeats() throws {
-        let report = try run(Self.heldOnlyOnFourRounds)
-        let samples = Dictionary(uniqueKeysWithValues: report.benchmarks.map { ($0.name, $0.samples.count) })
-        // At the second look each half has four rounds and repeats the verdict.
-        #expect(samples == ["a": 8, "base": 8, "c": 4])
-        #expect(report.benchmarks.allSatisfy { $0.claim?.verdict == .held })
-    }
-
-    @Test func aRunThatDecidesAsAFirstLookCallsADecisionTheHalvesDoNotRepeatInconclusive() throws {
-        var quick = Self.stopping
-        quick.stopping = nil
-        quick.maximumFreshVisits = 4
-        quick.decisionLevel = DecisionLevel.interim
-        quick.decidesAsAFirstLook = true
-        let report = try run(Self.heldOnlyOnFourRounds, configuration: quick)
-        let a = try #require(report.benchmarks.first { $0.name == "a" }?.claim)
-        #expect(a.verdict == .inconclusive)
-        #expect(a.evidence.hasPrefix("not decided on each half of the rounds"))
-        #expect(report.benchmarks.filter { $0.name != "a" }.allSatisfy { $0.claim?.verdict == .held })
-        // Without the rule the same samples read "held".
-        quick.decidesAsAFirstLook = false
-        #expect(
-            try run(Self.heldOnlyOnFourRounds, configuration: quick).benchmarks.allSatisfy {
-                $0.claim?.verdict == .held
-            })
     }
 
     @Test func withoutStoppingEveryCaseTakesAllItsSamples() throws {
