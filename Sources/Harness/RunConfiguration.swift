@@ -56,21 +56,22 @@ public struct RunConfiguration: Sendable {
     ///
     /// Samples of about 16 ms (half the thorough profile's budget) and half its warm-up: a GCD
     /// comparison's evidence is the spread between fresh visits, which a longer sample does not
-    /// narrow, and the whole suite then answers in about a minute and a half here (docs/measurement.md
-    /// has the verdicts of default and thorough runs side by side).
+    /// narrow, and perfkit's whole suite then answers in 1.5–2 minutes here (docs/measurement.md has
+    /// the verdicts of default and thorough runs side by side).
     public static let standard = RunConfiguration(
         timeBudgetSeconds: 0.5, warmupSeconds: 0.05, maximumFreshVisits: 40,
         stopping: SequentialStopping(looks: [20, 30]))
 
     /// Every benchmark takes all its samples: 100–200 one-sample visits for a GCD comparison (about
-    /// 15 minutes for perfkit's own suites here), for the close calls that 40 leave open.
+    /// 9 minutes for perfkit's own suites here), for the close calls that 40 leave open.
     public static let thorough = RunConfiguration()
 
     /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole
     /// processes instead), and 20 one-sample visits at most, the fewest that DispatchBench pairs. It
     /// is the default run's first look, and decides as strictly: a claim whose evidence would not
-    /// have stopped the default run there is inconclusive, so a quick run never says the opposite
-    /// of a default run, only less.
+    /// have stopped the default run there is inconclusive, so on the same samples a quick run says no
+    /// more than that look would (a claim whose ratio moves between processes can still differ between
+    /// runs; docs/measurement.md).
     public static let quick = RunConfiguration(
         samples: 10, minimumSamples: 5, timeBudgetSeconds: 0.12, warmupSeconds: 0.02, rounds: 1,
         maximumFreshVisits: 20, decisionLevel: DecisionLevel.interim)

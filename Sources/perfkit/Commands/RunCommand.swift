@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
         help: """
             Every benchmark takes all its samples (GCD comparisons 100-200 one-sample visits), twice as \
             long as the default's, instead of stopping once its answer is clear: for the close calls a \
-            default run leaves inconclusive (about 15 minutes for perfkit's own suites on 2 cores).
+            default run leaves inconclusive (about 9 minutes for perfkit's own suites on 2 cores).
             """)
     var thorough = false
 
