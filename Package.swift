@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "Harness", targets: ["Harness"]),
         .library(name: "PixelArt", targets: ["PixelArt"]),
         .library(name: "PerfReport", targets: ["PerfReport"]),
+        // The command line for a package's own benchmarks: `PerfkitMain.run(suites:)`.
+        .library(name: "PerfkitMain", targets: ["PerfkitMain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -55,16 +57,27 @@ let package = Package(
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
         .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
-        .executableTarget(
-            name: "perfkit",
+        // The generic commands (run, list, compare, baseline, ci, report) over the suites an
+        // executable hands in: perfkit's own and a user's benchmark executables share it.
+        .target(
+            name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe", "ProbeBenchmarks",
-                "HTMLReport", "ELFSymbols",
+                "Harness", "PerfReport", "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
         ),
+        .executableTarget(
+            name: "perfkit",
+            dependencies: [
+                "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
+                "ProbeBenchmarks", "ELFSymbols",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
+        // What the entry point refuses before parsing: no benchmarks, duplicate ids.
+        .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.

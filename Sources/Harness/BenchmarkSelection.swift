@@ -38,7 +38,7 @@ public struct BenchmarkSelection: Sendable {
             if !copy.benchmarks.isEmpty { selected.append(copy) }
         }
         guard !selected.isEmpty else {
-            throw InvalidFilter(filter: filter, problem: "matches no benchmark (see `perfkit list`)")
+            throw InvalidFilter(filter: filter, problem: "matches no benchmark (the `list` command shows them all)")
         }
         self.suites = selected
         self.selectedIDs = ids

@@ -1,68 +1,14 @@
-import ArgumentParser
-import Harness
+import PerfkitMain
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
+/// perfkit's own command line: the generic commands over perfkit's suites, through the same entry
+/// point a user's benchmark executable calls, and the commands of perfkit's other parts.
 @main
-struct Perfkit: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "perfkit",
-        abstract: "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
-        version: perfkitVersionString,
-        subcommands: [
-            ListCommand.self,
-            RunCommand.self,
-            CompareCommand.self,
-            BaselineCommand.self,
-            CICommand.self,
-            ScaleCommand.self,
-            StartupCommand.self,
-            WatchDemoCommand.self,
-            ReportCommand.self,
-            SymbolicateCommand.self,
-        ]
-    )
-
-    /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that
-    /// perfkit's exit codes are simply 0 (fine), 1 (usage or input error) and 2 (regression).
+enum Perfkit {
     static func main() {
-        let command: ParsableCommand
-        do {
-            command = try parseAsRoot()
-        } catch {
-            fail(error)
-        }
-        // Benchmarks run off the main thread so the main queue is drained, as in a service. Not
-        // under valgrind (`--instructions`): valgrind 3.19 crashes on the parked main thread, and
-        // instruction counts of the main-queue hop would mean little anyway.
-        if command is RunCommand && !CallgrindInstructionCounter.runningOnValgrind {
-            nonisolated(unsafe) let command = command
-            MainQueueHost.run { execute(command) }
-        }
-        execute(command)
-    }
-
-    private static func execute(_ command: ParsableCommand) {
-        var command = command
-        do {
-            try command.run()
-        } catch {
-            fail(error)
-        }
-    }
-
-    private static func fail(_ error: any Error) -> Never {
-        if error is PerfkitProcess.Interrupted {
-            printError("interrupted (temporary files removed)\n")
-            Glibc.exit(130)
-        }
-        if exitCode(for: error) == .validationFailure {
-            let message = fullMessage(for: error)
-            if !message.isEmpty { printError(message + "\n") }
-            Glibc.exit(1)
-        }
-        exit(withError: error)
+        PerfkitMain.run(
+            suites: Suites.all, commandName: "perfkit",
+            abstract:
+                "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
+            extraCommands: [ScaleCommand.self, StartupCommand.self, WatchDemoCommand.self, SymbolicateCommand.self])
     }
 }

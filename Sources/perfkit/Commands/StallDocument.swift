@@ -1,3 +1,4 @@
+import PerfkitMain
 import Foundation
 import PerfReport
 

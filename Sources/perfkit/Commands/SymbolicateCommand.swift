@@ -1,3 +1,4 @@
+import PerfkitMain
 import ArgumentParser
 import ELFSymbols
 import Foundation

@@ -106,7 +106,7 @@ struct RunCommand: ParsableCommand {
         let formats = try OutputFormat.parseList(format)
         let selection: BenchmarkSelection
         do {
-            selection = try BenchmarkSelection(filter: filter, suites: Suites.all)
+            selection = try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
         } catch let error as BenchmarkSelection.InvalidFilter {
             throw PerfkitError(error.description)
         }
@@ -165,7 +165,7 @@ struct RunCommand: ParsableCommand {
 }
 
 /// The build configuration of this perfkit binary; a debug build's numbers are not meaningful.
-let buildConfiguration: String = {
+public let buildConfiguration: String = {
     #if DEBUG
         return "debug"
     #else

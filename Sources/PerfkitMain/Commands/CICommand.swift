@@ -199,18 +199,21 @@ struct RevisionBuild {
             throw PerfkitError("\(revision): cannot check out this revision in a separate worktree (git worktree add)")
         }
         let remove = { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
-        printError("ci: building \(revision) (release) in \(scratch.path)\n")
+        // The product of the running executable: `perfkit` for perfkit, a package's own benchmark
+        // executable when it runs `ci` (the revision is of the package at the current directory).
+        let product = PerfkitProcess.executable.lastPathComponent
+        printError("ci: building \(product) at \(revision) (release) in \(scratch.path)\n")
         let built = try tool(
             "swift",
             [
-                "build", "-c", "release", "--product", "perfkit", "--package-path", source.path, "--scratch-path",
+                "build", "-c", "release", "--product", product, "--package-path", source.path, "--scratch-path",
                 scratch.path,
             ])
         guard built == 0 else {
             remove()
             throw PerfkitError("\(revision): the release build failed (swift build exit status \(built))")
         }
-        return RevisionBuild(executable: scratch.appendingPathComponent("release/perfkit"), remove: remove)
+        return RevisionBuild(executable: scratch.appendingPathComponent("release/\(product)"), remove: remove)
     }
 
     /// Runs a tool from PATH, its output on our stderr.

@@ -5,7 +5,7 @@ import Harness
 import PerfReport
 
 /// The files `perfkit run` can write next to `report.json`.
-enum OutputFormat: String, CaseIterable, Sendable {
+public enum OutputFormat: String, CaseIterable, Sendable {
     case json
     case html
     case googleBenchmark = "google-benchmark"
@@ -21,7 +21,7 @@ enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// Parses `json,html,…`; the JSON report is always written, whatever the list says.
-    static func parseList(_ text: String) throws -> [OutputFormat] {
+    public static func parseList(_ text: String) throws -> [OutputFormat] {
         var formats: [OutputFormat] = [.json]
         for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             guard let format = OutputFormat(rawValue: name) else {
@@ -50,12 +50,12 @@ enum OutputFormat: String, CaseIterable, Sendable {
 }
 
 /// Creates a report directory and writes each requested format into it atomically.
-struct ReportWriter {
-    var directory: URL
+public struct ReportWriter: Sendable {
+    public var directory: URL
 
     /// Makes sure the directory exists and can be written before any benchmark runs, so a bad
     /// `--output` fails in a second rather than after the whole suite.
-    static func prepare(outputRoot: String, timestamp: Date) throws -> ReportWriter {
+    public static func prepare(outputRoot: String, timestamp: Date) throws -> ReportWriter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -76,7 +76,7 @@ struct ReportWriter {
         return ReportWriter(directory: directory)
     }
 
-    func write(_ report: Report, formats: [OutputFormat], baseline: Report?) throws -> [URL] {
+    public func write(_ report: Report, formats: [OutputFormat], baseline: Report?) throws -> [URL] {
         var written: [URL] = []
         for format in formats {
             let url = directory.appendingPathComponent(format.fileName)

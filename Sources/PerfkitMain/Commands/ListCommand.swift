@@ -12,7 +12,7 @@ struct ListCommand: ParsableCommand {
     var filter: String?
 
     func run() throws {
-        let selection = try BenchmarkSelection(filter: filter, suites: Suites.all)
+        let selection = try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
         for benchmark in selection.benchmarks {
             let parameters =
                 benchmark.parameters.isEmpty
