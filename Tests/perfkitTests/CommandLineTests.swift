@@ -130,6 +130,21 @@ import Testing
         let usage = try perfkit(["compare", good.path])
         #expect(usage.status == 1)
 
+        // A baseline of another package: no benchmark in common, so nothing would be compared.
+        let other = directory.appendingPathComponent("other.json")
+        try writeReport(noisy(around: 100), id: "Other/g/c", to: other)
+        let unrelated = try perfkit(["compare", other.path, good.path])
+        #expect(unrelated.status == 1)
+        #expect(unrelated.stderr.hasPrefix("Error: \(other.path): shares no benchmark with this run"))
+        #expect(unrelated.stderr.split(separator: "\n").count == 1)
+        let gated = try perfkit([
+            "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/identity", "--baseline", other.path,
+            "--output", directory.path,
+        ])
+        #expect(gated.status == 1)
+        #expect(gated.stderr.contains("shares no benchmark with this run"))
+        #expect(try reports(in: directory).isEmpty, "refused before measuring, nothing written")
+
         let filter = try perfkit([
             "run", "--allow-debug-build", "--filter", "no-such-benchmark", "--output", directory.path,
         ])

@@ -35,6 +35,7 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let baseline = try loadReport(base)
         let current = try loadReport(new)
+        try requireSharedBenchmarks(baseline: baseline, path: base, ids: Set(current.benchmarks.map(\.id)))
         let comparison = options.comparator.compare(baseline: baseline, current: current)
         let summary: String
         switch format {

@@ -112,6 +112,12 @@ struct RunCommand: ParsableCommand {
         }
         // Read the baseline and prepare the output before measuring: bad input fails in a second.
         let baselineReport = try baseline.map(loadReport)
+        if let baselineReport, let baseline {
+            let ids = selection.benchmarks.flatMap { benchmark in
+                selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
+            }
+            try requireSharedBenchmarks(baseline: baselineReport, path: baseline, ids: Set(ids))
+        }
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
 
         let profile = quick ? "quick" : thorough ? "thorough" : "default"
