@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "PerfReport", targets: ["PerfReport"]),
         // The command line for a package's own benchmarks: `PerfkitMain.run(suites:)`.
         .library(name: "PerfkitMain", targets: ["PerfkitMain"]),
+        // `swift package perfkit run|compare|baseline|ci …` over a package's benchmark executables.
+        .plugin(name: "PerfkitPlugin", targets: ["PerfkitCommandPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,6 +68,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ]
+        ),
+        // Builds the package's benchmark executables with SwiftPM and runs them: no tool of its own
+        // to locate, so it works the same whether perfkit is a path or a versioned dependency.
+        .plugin(
+            name: "PerfkitCommandPlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "perfkit",
+                    description: "Build and run the package's benchmark executables; merge their reports."),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "perfkit writes reports under Reports/ (and the baseline or CI summary you name).")
+                ])
         ),
         .executableTarget(
             name: "perfkit",

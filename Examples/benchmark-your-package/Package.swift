@@ -16,5 +16,13 @@ let package = Package(
                 .product(name: "PerfkitMain", package: "perfkit"),
             ]
         ),
+        .executableTarget(
+            name: "SplitBenchmarks",
+            dependencies: [
+                "JoinKit",
+                .product(name: "Harness", package: "perfkit"),
+                .product(name: "PerfkitMain", package: "perfkit"),
+            ]
+        ),
     ]
 )

@@ -19,6 +19,7 @@ struct PerfkitCommand: ParsableCommand {
         BaselineCommand.self,
         CICommand.self,
         ReportCommand.self,
+        MergeCommand.self,
     ]
 
     /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that

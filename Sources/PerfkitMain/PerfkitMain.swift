@@ -24,10 +24,13 @@ public enum PerfkitMain {
     ///   - commandName: The name help and errors use; the executable's file name by default.
     ///   - abstract: The one line `--help` starts with.
     ///   - extraCommands: More subcommands, after the generic ones.
+    ///   - baselineFilter: The benchmarks `baseline update` measures by default (a regular
+    ///     expression over ids): leave out those whose instruction counts under valgrind say little,
+    ///     such as benchmarks that wait for other threads. Every benchmark when nil.
     public static func run(
         suites: [BenchmarkSuite], commandName: String? = nil,
         abstract: String = "Benchmarks measured, compared and reported by perfkit.",
-        extraCommands: [any ParsableCommand.Type] = []
+        extraCommands: [any ParsableCommand.Type] = [], baselineFilter: String? = nil
     ) -> Never {
         let name = commandName ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "perfkit").lastPathComponent
         PerfkitCommand.configuration = CommandConfiguration(
@@ -35,6 +38,7 @@ public enum PerfkitMain {
             subcommands: PerfkitCommand.genericCommands + extraCommands)
         do {
             RegisteredSuites.all = try RegisteredSuites.checked(suites)
+            RegisteredSuites.baselineFilter = baselineFilter ?? "."
         } catch {
             PerfkitCommand.fail(error)
         }
@@ -47,6 +51,8 @@ public enum PerfkitMain {
 enum RegisteredSuites {
     /// Set once, on the main thread, before the arguments are parsed; only read afterwards.
     nonisolated(unsafe) static var all: [BenchmarkSuite] = []
+    /// What `baseline update` measures by default; set with ``all``.
+    nonisolated(unsafe) static var baselineFilter = "."
 
     /// `suites`, or an error when there is nothing to run or two benchmarks share an id (their
     /// results could not be told apart in a report, a baseline or a comparison).

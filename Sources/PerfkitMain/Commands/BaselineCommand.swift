@@ -16,8 +16,8 @@ struct BaselineCommand: ParsableCommand {
             commandName: "update",
             abstract: "Measure the CI configuration and write it as the baseline.",
             discussion: """
-                Runs `perfkit run --instructions --allocations --quick` (the configuration `.ci/run` gates \
-                with) in a separate process and writes its report atomically. Only machine-stable metrics \
+                Runs `run --instructions --allocations --quick` (the configuration to gate CI with) in a \
+                separate process and writes its report atomically. Only machine-stable metrics \
                 are gated on it. Refuses to run in CI (environment variable CI set): a baseline is \
                 refreshed deliberately and committed, never silently.
                 """
@@ -30,15 +30,12 @@ struct BaselineCommand: ParsableCommand {
             help: ArgumentHelp(
                 "Only measure benchmarks whose id matches this regular expression (recorded in the baseline).",
                 discussion: """
-                    By default every benchmark except those that run on several threads: DispatchBench/gcd/, \
-                    Probe/ping/, Probe/sample/ and PixelArt/scale/ (parallel). Under valgrind threads run one at a \
-                    time, so these take minutes (a signal-based stack sample can wait for its timeout) and \
-                    count the pool's waiting, which differs from run to run. `.ci/run` measures exactly the \
-                    baseline's filter.
+                    By default every benchmark the executable does not leave out (`PerfkitMain.run(…, \
+                    baselineFilter:)`). perfkit leaves out the benchmarks that run on several threads: under \
+                    valgrind threads run one at a time, so they take minutes and count the pool's waiting, \
+                    which differs from run to run. CI should gate exactly the baseline's recorded filter.
                     """))
-        var filter: String = Update.defaultFilter
-
-        static let defaultFilter = "^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/|PixelArt/scale/)"
+        var filter: String = RegisteredSuites.baselineFilter
 
         @Option(
             help: """

@@ -10,8 +10,8 @@ struct CICommand: ParsableCommand {
         commandName: "ci",
         abstract: "Compare this build's times with another revision's, interleaved, and gate on regressions.",
         discussion: """
-            Builds REV in a separate git worktree with its own build folder, then runs both perfkit \
-            binaries in alternating separate processes (A B, B A, …), merges each side's samples and \
+            Builds REV in a separate git worktree with its own build folder, then runs both \
+            builds in alternating separate processes (A B, B A, …), merges each side's samples and \
             compares them (Mann-Whitney U, Holm correction, effect beyond the threshold). Benchmarks \
             whose verdict is "regressed" are measured again, interleaved, and a regression stands only \
             if the re-run confirms it. Writes a markdown summary; exit 2 on a regression.
@@ -21,11 +21,17 @@ struct CICommand: ParsableCommand {
     @Option(help: "The revision to compare against (a commit, branch or tag of this repository).")
     var against: String?
 
-    @Option(help: "Use this perfkit binary as the baseline side instead of building --against.")
+    @Option(help: "Use this benchmark executable as the baseline side instead of building --against.")
     var baselineBinary: String?
 
-    @Option(help: "The perfkit binary of the current side (default: this one).")
+    @Option(help: "The benchmark executable of the current side (default: this one).")
     var currentBinary: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The product to build at REV (default: this executable's name).",
+            discussion: "For a benchmark executable whose product name differs from its file name."))
+    var product: String?
 
     @Option(help: "Build folder for REV (default: a temporary one; reuse one to build faster).")
     var scratchPath: String?
@@ -91,7 +97,9 @@ struct CICommand: ParsableCommand {
         if let baselineBinary {
             baselineExecutable = URL(fileURLWithPath: baselineBinary)
         } else {
-            let build = try RevisionBuild.make(revision: against!, work: work, scratchPath: scratchPath)
+            let build = try RevisionBuild.make(
+                revision: against!, product: product ?? PerfkitProcess.executable.lastPathComponent, work: work,
+                scratchPath: scratchPath)
             cleanups.append(build.remove)
             baselineExecutable = build.executable
         }
@@ -151,7 +159,7 @@ struct CICommand: ParsableCommand {
         }
     }
 
-    /// The two perfkit binaries and how one round of each is run.
+    /// The two benchmark executables and how one round of each is run.
     struct Sides {
         var baseline: URL
         var current: URL
@@ -173,7 +181,7 @@ struct CICommand: ParsableCommand {
                     printError("ci: \(label) round \(round + 1)/\(rounds): \(side.rawValue)\n")
                     let status = try PerfkitProcess.run(arguments, executable: executable, quiet: true)
                     guard status == 0 else {
-                        throw PerfkitError("\(executable.path): `perfkit run` failed with exit status \(status)")
+                        throw PerfkitError("\(executable.path): `run` failed with exit status \(status)")
                     }
                     reports[side, default: []].append(try PerfkitProcess.onlyReport(in: directory))
                 }
@@ -183,42 +191,5 @@ struct CICommand: ParsableCommand {
             else { throw PerfkitError("\(work.path): no reports were written") }
             return (old, new)
         }
-    }
-}
-
-/// A release build of another revision, in its own git worktree and build folder.
-struct RevisionBuild {
-    var executable: URL
-    var remove: () -> Void
-
-    static func make(revision: String, work: URL, scratchPath: String?) throws -> RevisionBuild {
-        let source = work.appendingPathComponent("source")
-        let scratch = scratchPath.map { URL(fileURLWithPath: $0) } ?? work.appendingPathComponent("build")
-        printError("ci: checking out \(revision) in \(source.path)\n")
-        guard try tool("git", ["worktree", "add", "--detach", "--quiet", source.path, revision]) == 0 else {
-            throw PerfkitError("\(revision): cannot check out this revision in a separate worktree (git worktree add)")
-        }
-        let remove = { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
-        // The product of the running executable: `perfkit` for perfkit, a package's own benchmark
-        // executable when it runs `ci` (the revision is of the package at the current directory).
-        let product = PerfkitProcess.executable.lastPathComponent
-        printError("ci: building \(product) at \(revision) (release) in \(scratch.path)\n")
-        let built = try tool(
-            "swift",
-            [
-                "build", "-c", "release", "--product", product, "--package-path", source.path, "--scratch-path",
-                scratch.path,
-            ])
-        guard built == 0 else {
-            remove()
-            throw PerfkitError("\(revision): the release build failed (swift build exit status \(built))")
-        }
-        return RevisionBuild(executable: scratch.appendingPathComponent("release/\(product)"), remove: remove)
-    }
-
-    /// Runs a tool from PATH, its output on our stderr.
-    static func tool(_ name: String, _ arguments: [String]) throws -> Int32 {
-        guard let path = ExternalTool.locateOnPath(name) else { throw PerfkitError("\(name): not found on PATH") }
-        return try PerfkitProcess.run(arguments, executable: URL(fileURLWithPath: path))
     }
 }

@@ -12,7 +12,7 @@ struct ReportCommand: ParsableCommand {
         abstract: "Render a saved JSON report (optionally compared with a baseline) as a self-contained HTML page."
     )
 
-    @Argument(help: "The report to render (JSON written by `perfkit run`).")
+    @Argument(help: "The report to render (JSON written by `run`).")
     var report: String
 
     @Option(name: .long, help: "A baseline report: the page shows the comparison and overlays both distributions.")

@@ -67,12 +67,12 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var gate: GateOptions
 
-    @Flag(help: "Count allocations per operation (re-executes perfkit with malloc-interposer preloaded).")
+    @Flag(help: "Count allocations per operation (re-executes this executable with malloc-interposer preloaded).")
     var allocations = false
 
     @Flag(
         help: """
-            Count instructions per operation deterministically: re-executes perfkit under valgrind's callgrind, \
+            Count instructions per operation deterministically: re-executes this executable under valgrind's callgrind, \
             counting only the measured regions (iterations are then sized by instructions, not time).
             """)
     var instructions = false
@@ -150,23 +150,29 @@ struct RunCommand: ParsableCommand {
                 baseline: baselineReport, current: report, comparator: comparison.comparator)
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
-
-        // The findings lead, as on the HTML page; the table of every benchmark follows.
-        print(FindingsText.text(report), terminator: "")
-        print(ResultTable.text(report), terminator: "")
-        for metric in report.metrics where !metric.available {
-            print("note: \(metric.metric.rawValue) not measured: \(metric.reason ?? "unavailable")")
-        }
-        if let reason = report.incompleteReason { print("warning: the report is incomplete: \(reason)") }
-        if let result = report.comparison {
-            let summary = GateSummary.markdown(result, title: "compared with \(baseline ?? "baseline")")
-            print(summary)
-            try gate.writeSummary(summary)
-        }
-        for url in written { print("report: \(url.path)") }
+        try ResultPresentation.print(report, baselinePath: baseline, gate: gate, written: written)
 
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
         if report.comparison?.hasRegression == true { throw ExitCode(2) }
+    }
+}
+
+/// What `run` and `merge` print once a report is written.
+enum ResultPresentation {
+    static func print(_ report: Report, baselinePath: String?, gate: GateOptions, written: [URL]) throws {
+        // The findings lead, as on the HTML page; the table of every benchmark follows.
+        Swift.print(FindingsText.text(report), terminator: "")
+        Swift.print(ResultTable.text(report), terminator: "")
+        for metric in report.metrics where !metric.available {
+            Swift.print("note: \(metric.metric.rawValue) not measured: \(metric.reason ?? "unavailable")")
+        }
+        if let reason = report.incompleteReason { Swift.print("warning: the report is incomplete: \(reason)") }
+        if let result = report.comparison {
+            let summary = GateSummary.markdown(result, title: "compared with \(baselinePath ?? "baseline")")
+            Swift.print(summary)
+            try gate.writeSummary(summary)
+        }
+        for url in written { Swift.print("report: \(url.path)") }
     }
 }
 

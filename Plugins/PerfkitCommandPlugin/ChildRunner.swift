@@ -1,0 +1,161 @@
+import Foundation
+
+/// Runs the built benchmark executables one after another, in the package directory, and merges
+/// their outputs.
+struct ChildRunner {
+    var built: [URL]
+    var directory: URL
+
+    /// `run`: each executable measures into the work folder; the first merges the reports into
+    /// the output and, with a baseline, gates on the merged report.
+    func run(_ arguments: [String], work: URL) throws {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            return try check(built[0], ["run"] + arguments)
+        }
+        let (merging, measuring) = Self.split(
+            arguments,
+            taking: ["--baseline", "--gate-metric", "--summary", "--threshold", "--alpha", "--format", "--output"])
+        var reports: [String] = []
+        for (index, executable) in try matching(arguments).enumerated() {
+            let output = work.appendingPathComponent("reports-\(index)")
+            print("perfkit: running \(executable.lastPathComponent)")
+            // Its table is printed once, merged, at the end; problems still reach stderr.
+            try check(executable, ["run"] + measuring + ["--output", output.path], quiet: true)
+            reports += try Self.reportFiles(under: output)
+        }
+        try check(built[0], ["merge"] + reports + merging)
+    }
+
+    /// `baseline update`: one baseline per executable, merged into the one file.
+    func updateBaseline(_ arguments: [String], work: URL) throws {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            return try check(built[0], ["baseline"] + arguments)
+        }
+        let (output, rest) = Self.split(arguments, taking: ["--output"])
+        let destination = output.last ?? "Reports/baseline.json"
+        var parts: [String] = []
+        for (index, executable) in try matching(arguments).enumerated() {
+            let part = work.appendingPathComponent("baseline-\(index).json").path
+            try check(executable, ["baseline"] + rest + ["--output", part])
+            parts.append(part)
+        }
+        try check(built[0], ["merge"] + parts + ["--into", destination])
+    }
+
+    /// `ci --against REV`: each executable against its own build at REV; one summary.
+    func ci(_ arguments: [String], work: URL) throws {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            return try check(built[0], ["ci"] + arguments)
+        }
+        let (summaryOption, rest) = Self.split(arguments, taking: ["--summary"])
+        let summary = directory.appendingPathComponent(summaryOption.last ?? "Reports/ci-summary.md")
+        var texts: [String] = []
+        var regressed = false
+        for (index, executable) in try matching(arguments).enumerated() {
+            let part = work.appendingPathComponent("ci-summary-\(index).md")
+            let status = try launch(
+                executable, ["ci"] + rest + ["--product", executable.lastPathComponent, "--summary", part.path])
+            guard status == 0 || status == 2 else { throw ChildFailure(executable: executable, status: status) }
+            regressed = regressed || status == 2
+            texts.append((try? String(contentsOf: part, encoding: .utf8)) ?? "")
+        }
+        try FileManager.default.createDirectory(
+            at: summary.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Atomic: a half-written summary never reaches the pull request.
+        try Data(texts.joined(separator: "\n").utf8).write(to: summary, options: .atomic)
+        print("summary: \(summary.path)")
+        if regressed { exit(2) }
+    }
+
+    /// `list`: every executable's benchmarks (that the filter selects).
+    func list(_ arguments: [String]) throws {
+        for executable in try matching(arguments) { try check(executable, ["list"] + arguments) }
+    }
+
+    /// The executables with a benchmark that `--filter` selects (all without a filter): a filter
+    /// may name the benchmarks of one executable only, but one that selects nothing anywhere is
+    /// an error, as in a single executable.
+    func matching(_ arguments: [String]) throws -> [URL] {
+        let (filter, _) = Self.split(arguments, taking: ["--filter"])
+        guard !filter.isEmpty else { return built }
+        let selecting = try built.filter { try launch($0, ["list"] + filter, quiet: true, silent: true) == 0 }
+        guard !selecting.isEmpty else {
+            let names = built.map(\.lastPathComponent).joined(separator: ", ")
+            throw PluginFailure(
+                "--filter \(filter.last ?? ""): selects no benchmark in \(names) (or is not a regular expression)")
+        }
+        return selecting
+    }
+
+    /// Runs `executable arguments`; exit 2 (a regression) ends the plugin with 2, any other
+    /// failure with an error naming the executable.
+    func check(_ executable: URL, _ arguments: [String], quiet: Bool = false) throws {
+        let status = try launch(executable, arguments, quiet: quiet)
+        if status == 2 { exit(2) }
+        guard status == 0 else { throw ChildFailure(executable: executable, status: status) }
+    }
+
+    /// Runs one executable to its end (`quiet`: without its stdout, `silent`: without its stderr),
+    /// passing on Ctrl-C: the child is in a process group of its own, so the terminal's SIGINT
+    /// reaches only this plugin.
+    func launch(_ executable: URL, _ arguments: [String], quiet: Bool = false, silent: Bool = false) throws -> Int32 {
+        let process = Process()
+        if quiet { process.standardOutput = FileHandle.nullDevice }
+        if silent { process.standardError = FileHandle.nullDevice }
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+    }
+
+    /// Splits `arguments` into the options named in `names` (with their values, `--name value` or
+    /// `--name=value`) and the rest.
+    static func split(_ arguments: [String], taking names: Set<String>) -> (taken: [String], rest: [String]) {
+        var taken: [String] = []
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
+            if names.contains(name) {
+                if argument.contains("=") {
+                    taken += ["\(name)", String(argument.dropFirst(name.count + 1))]
+                } else if index + 1 < arguments.count {
+                    taken += [argument, arguments[index + 1]]
+                    index += 1
+                } else {
+                    taken.append(argument)
+                }
+            } else {
+                rest.append(argument)
+            }
+            index += 1
+        }
+        return (taken, rest)
+    }
+
+    /// The `report.json` files a run wrote under `directory` (one timestamped folder).
+    static func reportFiles(under directory: URL) throws -> [String] {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        return folders.map { directory.appendingPathComponent($0).appendingPathComponent("report.json").path }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+    }
+}
+
+struct ChildFailure: Error, CustomStringConvertible {
+    var executable: URL
+    var status: Int32
+    var description: String {
+        status == 130
+            ? "\(executable.lastPathComponent): interrupted"
+            : "\(executable.lastPathComponent) exited with status \(status)"
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Harness
+import PerfReport
+
+/// `merge`: one report from the reports of a package's several benchmark executables, written,
+/// compared and gated as `run` would. The `swift package perfkit` plugin ends with it.
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the reports of several benchmark executables into one report.",
+        discussion: """
+            The benchmarks of every report side by side (an id in two reports is an error). Writes \
+            <output>/<timestamp>/ in the formats asked for, or exactly one JSON file with --into (a \
+            merged baseline). With --baseline, compares the merged report as `run --baseline` does and \
+            exits 2 on a regression. `swift package perfkit run` and `baseline update` end with it.
+            """
+    )
+
+    @Argument(help: "The reports to merge (report.json files).")
+    var reports: [String]
+
+    @Option(help: "Write the merged report as JSON to exactly this file, instead of a timestamped directory.")
+    var into: String?
+
+    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
+    var format = "json"
+
+    @Option(help: "Directory under which the timestamped report directory is created.")
+    var output = "Reports"
+
+    @Option(help: "Compare with this report and exit 2 on a regression.")
+    var baseline: String?
+
+    @OptionGroup var comparison: ComparisonOptions
+
+    @OptionGroup var gate: GateOptions
+
+    func validate() throws {
+        guard !reports.isEmpty else { throw ValidationError("name at least one report to merge") }
+        _ = try OutputFormat.parseList(format)
+        try comparison.validate()
+        if into != nil && baseline != nil { throw ValidationError("--into writes a plain report; drop --baseline") }
+        if baseline == nil && (gate.gateMetric != nil || gate.summary != nil) {
+            throw ValidationError("--gate-metric and --summary need --baseline")
+        }
+    }
+
+    func run() throws {
+        let formats = try OutputFormat.parseList(format)
+        let loaded = try reports.map(loadReport)
+        var merged: Report
+        do {
+            guard let union = try ReportUnion.union(loaded) else { throw PerfkitError("no reports to merge") }
+            merged = union
+        } catch let error as ReportUnion.DuplicateBenchmarks {
+            throw PerfkitError("\(reports.joined(separator: ", ")): \(error.description)")
+        }
+
+        if let into {
+            do {
+                try AtomicFile.write(try ReportCoding.encode(merged), to: URL(fileURLWithPath: into))
+            } catch let error as AtomicFile.WriteError {
+                throw PerfkitError(error.description)
+            }
+            print("merged \(loaded.count) report(s), \(merged.benchmarks.count) benchmarks: \(into)")
+            return
+        }
+
+        let baselineReport = try baseline.map(loadReport)
+        if let baselineReport, let baseline {
+            try requireSharedBenchmarks(baseline: baselineReport, path: baseline, ids: Set(merged.benchmarks.map(\.id)))
+        }
+        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: merged.createdAt)
+        if let baselineReport {
+            merged.comparison = try gate.compare(
+                baseline: baselineReport, current: merged, comparator: comparison.comparator)
+        }
+        let written = try writer.write(merged, formats: formats, baseline: baselineReport)
+        try ResultPresentation.print(merged, baselinePath: baseline, gate: gate, written: written)
+        if merged.comparison?.hasRegression == true { throw ExitCode(2) }
+    }
+}
