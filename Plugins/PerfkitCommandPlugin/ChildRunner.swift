@@ -5,6 +5,7 @@ import Foundation
 struct ChildRunner {
     var built: [URL]
     var directory: URL
+    var interruption: Interruption
 
     /// `run`: each executable measures into the work folder; the first merges the reports into
     /// the output and, with a baseline, gates on the merged report.
@@ -16,12 +17,20 @@ struct ChildRunner {
             arguments,
             taking: ["--baseline", "--gate-metric", "--summary", "--threshold", "--alpha", "--format", "--output"])
         var reports: [String] = []
-        for (index, executable) in try matching(arguments).enumerated() {
+        for (index, executable) in try matching(arguments).enumerated() where !interruption.isSet {
             let output = work.appendingPathComponent("reports-\(index)")
             print("perfkit: running \(executable.lastPathComponent)")
             // Its table is printed once, merged, at the end; problems still reach stderr.
-            try check(executable, ["run"] + measuring + ["--output", output.path], quiet: true)
+            let status = try launch(executable, ["run"] + measuring + ["--output", output.path], quiet: true)
+            guard status == 0 || interruption.isSet else { throw ChildFailure(executable: executable, status: status) }
             reports += try Self.reportFiles(under: output)
+        }
+        if interruption.isSet {
+            // What finished, marked incomplete, as `run` itself does on Ctrl-C.
+            if !reports.isEmpty {
+                _ = try launch(built[0], ["merge"] + reports + merging, interruptible: false)
+            }
+            exit(130)
         }
         try check(built[0], ["merge"] + reports + merging)
     }
@@ -55,6 +64,7 @@ struct ChildRunner {
             let part = work.appendingPathComponent("ci-summary-\(index).md")
             let status = try launch(
                 executable, ["ci"] + rest + ["--product", executable.lastPathComponent, "--summary", part.path])
+            if interruption.isSet { exit(130) }
             guard status == 0 || status == 2 else { throw ChildFailure(executable: executable, status: status) }
             regressed = regressed || status == 2
             texts.append((try? String(contentsOf: part, encoding: .utf8)) ?? "")
@@ -91,27 +101,27 @@ struct ChildRunner {
     /// failure with an error naming the executable.
     func check(_ executable: URL, _ arguments: [String], quiet: Bool = false) throws {
         let status = try launch(executable, arguments, quiet: quiet)
+        if interruption.isSet { exit(130) }
         if status == 2 { exit(2) }
         guard status == 0 else { throw ChildFailure(executable: executable, status: status) }
     }
 
     /// Runs one executable to its end (`quiet`: without its stdout, `silent`: without its stderr),
-    /// passing on Ctrl-C: the child is in a process group of its own, so the terminal's SIGINT
-    /// reaches only this plugin.
-    func launch(_ executable: URL, _ arguments: [String], quiet: Bool = false, silent: Bool = false) throws -> Int32 {
+    /// interrupted by ``Interruption`` unless it must finish (a merge of what finished).
+    func launch(
+        _ executable: URL, _ arguments: [String], quiet: Bool = false, silent: Bool = false,
+        interruptible: Bool = true
+    ) throws -> Int32 {
         let process = Process()
         if quiet { process.standardOutput = FileHandle.nullDevice }
         if silent { process.standardError = FileHandle.nullDevice }
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { if process.isRunning { kill(process.processIdentifier, SIGINT) } }
-        interrupt.resume()
-        defer { interrupt.cancel() }
         try process.run()
+        if interruptible { interruption.running(process.processIdentifier) }
         process.waitUntilExit()
+        if interruptible { interruption.running(nil) }
         return process.terminationReason == .uncaughtSignal
             ? 128 + process.terminationStatus : process.terminationStatus
     }

@@ -23,7 +23,8 @@ struct PerfkitCommandPlugin: CommandPlugin {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let runner = try await ChildRunner(
-            built: Self.build(executables, with: packageManager), directory: context.package.directoryURL)
+            built: Self.build(executables, with: packageManager), directory: context.package.directoryURL,
+            interruption: Interruption())
 
         let rest = Array(arguments.dropFirst())
         switch command {

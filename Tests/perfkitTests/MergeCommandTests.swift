@@ -55,3 +55,28 @@ extension CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 }
+
+/// Commands made of other commands refuse a filter that selects nothing before starting anything.
+extension CommandLineTests {
+    @Test func baselineAndCIRefuseAnEmptyFilterUpFront() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = directory.appendingPathComponent("baseline.json")
+        let update = try perfkit([
+            "baseline", "update", "--allow-ci", "--filter", "no-such-benchmark", "--output", baseline.path,
+        ])
+        #expect(update.status == 1)
+        #expect(
+            update.stderr
+                == "Error: --filter 'no-such-benchmark': matches no benchmark (the `list` command shows them all)\n")
+        #expect(!FileManager.default.fileExists(atPath: baseline.path))
+
+        let ci = try perfkit([
+            "ci", "--baseline-binary", "/bin/true", "--filter", "no-such-benchmark", "--summary",
+            directory.appendingPathComponent("summary.md").path,
+        ])
+        #expect(ci.status == 1)
+        #expect(ci.stderr.split(separator: "\n").count == 1)
+        #expect(ci.stderr.contains("matches no benchmark"))
+    }
+}

@@ -61,6 +61,7 @@ struct BaselineCommand: ParsableCommand {
                 throw PerfkitError(
                     "\(output): not updating the baseline in CI (CI is set); refresh it on purpose and commit it")
             }
+            try selectedBenchmarks(filter)
             InterruptFlag.install()  // Ctrl-C stops the child run, then this command after its cleanup
             let previous = FileManager.default.fileExists(atPath: output) ? try? loadReport(output) : nil
             let work = URL(fileURLWithPath: NSTemporaryDirectory())

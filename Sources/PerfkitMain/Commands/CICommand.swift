@@ -85,6 +85,7 @@ struct CICommand: ParsableCommand {
 
     func run() throws {
         let start = Date()
+        try selectedBenchmarks(filter)
         // Ctrl-C stops the child run and then this command, so the worktree and work folder go too.
         InterruptFlag.install()
         let work = URL(fileURLWithPath: NSTemporaryDirectory())

@@ -12,7 +12,7 @@ struct ListCommand: ParsableCommand {
     var filter: String?
 
     func run() throws {
-        let selection = try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
+        let selection = try selectedBenchmarks(filter)
         for benchmark in selection.benchmarks {
             let parameters =
                 benchmark.parameters.isEmpty

@@ -104,12 +104,7 @@ struct RunCommand: ParsableCommand {
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
         let formats = try OutputFormat.parseList(format)
-        let selection: BenchmarkSelection
-        do {
-            selection = try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
-        } catch let error as BenchmarkSelection.InvalidFilter {
-            throw PerfkitError(error.description)
-        }
+        let selection = try selectedBenchmarks(filter)
         // Read the baseline and prepare the output before measuring: bad input fails in a second.
         let baselineReport = try baseline.map(loadReport)
         if let baselineReport, let baseline {
@@ -184,6 +179,17 @@ public let buildConfiguration: String = {
         return "release"
     #endif
 }()
+
+/// The registered benchmarks `filter` selects; a one-line error when it is not a regular
+/// expression or selects nothing (checked before any process is started or anything is built).
+@discardableResult
+func selectedBenchmarks(_ filter: String?) throws -> BenchmarkSelection {
+    do {
+        return try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
+    } catch let error as BenchmarkSelection.InvalidFilter {
+        throw PerfkitError(error.description)
+    }
+}
 
 /// Loads a report given on the command line, turning load problems into one-line errors.
 func loadReport(_ path: String) throws -> Report {
