@@ -29,6 +29,12 @@ struct RevisionBuild {
                 "\(revision): no Package.swift in \(place.prefix.isEmpty ? "the repository's top folder" : place.prefix) "
                     + "at that revision")
         }
+        do {
+            try linkOutsideDependencies(of: place, besides: package, within: work)
+        } catch {
+            remove()
+            throw error
+        }
         printError("ci: building \(product) at \(revision) (release) in \(scratch.path)\n")
         let built = try tool(
             "swift",
@@ -43,12 +49,72 @@ struct RevisionBuild {
         return RevisionBuild(executable: scratch.appendingPathComponent("release/\(product)"), remove: remove)
     }
 
+    /// A path dependency outside the repository (`.package(path: "../perfkit")` beside it) is not
+    /// in the checkout: link it at the same relative place next to the checkout, so the package
+    /// at REV resolves it as the package here does.
+    static func linkOutsideDependencies(of place: RepositoryPlace, besides package: URL, within work: URL) throws {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+        let scratch = work.appendingPathComponent("manifest")
+        for dependency in try pathDependencies(scratch: scratch) where !place.contains(dependency) {
+            let relative = relativePath(from: here, to: dependency)
+            let link = package.appendingPathComponent(relative).standardizedFileURL
+            guard link.path.hasPrefix(work.standardizedFileURL.path + "/") else {
+                throw PerfkitError(
+                    "\(dependency.path): a path dependency too far outside the repository (\(relative)) to place "
+                        + "beside the checkout of REV")
+            }
+            guard !FileManager.default.fileExists(atPath: link.path) else { continue }
+            try FileManager.default.createDirectory(
+                at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dependency)
+        }
+    }
+
+    /// The absolute paths of the current package's path dependencies (`swift package dump-package`).
+    /// With a scratch folder of its own: under `swift package perfkit ci` SwiftPM holds the
+    /// package's `.build` lock, which a dump-package there would wait for forever.
+    static func pathDependencies(scratch: URL) throws -> [URL] {
+        guard let swift = ExternalTool.locateOnPath("swift") else { throw PerfkitError("swift: not found on PATH") }
+        let manifest: Data
+        do {
+            manifest = try ExternalTool.output(of: swift, ["package", "--scratch-path", scratch.path, "dump-package"])
+        } catch {
+            throw PerfkitError("ci --against: cannot read this package's manifest (swift package dump-package)")
+        }
+        struct Manifest: Decodable {
+            struct Dependency: Decodable {
+                struct FileSystem: Decodable { var path: String }
+                var fileSystem: [FileSystem]?
+            }
+            var dependencies: [Dependency]
+        }
+        let decoded = try JSONDecoder().decode(Manifest.self, from: manifest)
+        return decoded.dependencies.compactMap(\.fileSystem?.first).map {
+            URL(fileURLWithPath: $0.path).standardizedFileURL
+        }
+    }
+
+    /// `target` relative to the directory `base` (`../perfkit`).
+    static func relativePath(from base: URL, to target: URL) -> String {
+        let from = base.standardizedFileURL.pathComponents
+        let to = target.standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(from.count, to.count) && from[common] == to[common] { common += 1 }
+        let up = Array(repeating: "..", count: from.count - common)
+        return (up + to[common...]).joined(separator: "/")
+    }
+
     /// Where the current directory is in its git repository.
     struct RepositoryPlace {
+        /// The repository's top folder.
+        var top: URL
         /// The name of the repository's top folder.
         var repositoryName: String
         /// The current directory relative to the top: empty at the top, `Benchmarks/` in that folder.
         var prefix: String
+
+        /// Whether `url` is the repository's top or inside it (and so in a checkout of it).
+        func contains(_ url: URL) -> Bool { url.path == top.path || url.path.hasPrefix(top.path + "/") }
 
         static func current() throws -> RepositoryPlace {
             guard let git = ExternalTool.locateOnPath("git") else { throw PerfkitError("git: not found on PATH") }
@@ -62,8 +128,9 @@ struct RevisionBuild {
             // Two lines: the top, then the prefix (an empty line at the top).
             let lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             guard let top = lines.first, !top.isEmpty else { throw notInRepository }
+            let topURL = URL(fileURLWithPath: String(top)).standardizedFileURL
             return RepositoryPlace(
-                repositoryName: URL(fileURLWithPath: String(top)).lastPathComponent,
+                top: topURL, repositoryName: topURL.lastPathComponent,
                 prefix: lines.count > 1 ? String(lines[1]) : "")
         }
     }
