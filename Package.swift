@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"]),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
         .target(name: "DispatchBenchOpaque"),
-        // libpng glue: libpng's setjmp/longjmp error handling stays inside C.
-        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
+        // libpng glue (its setjmp/longjmp error handling stays inside C) and the banded IDAT writer
+        // (zlib deflate on every core).
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png"), .linkedLibrary("z")]),
         // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
         .target(name: "CPixelCopy"),
         .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),

@@ -197,6 +197,7 @@ typedef struct cpng_writer {
     png_structp png;
     png_infop info;
     png_bytep *rows;
+    uint8_t *idat;
     cpng_output output;
     cpng_error error;
 } cpng_writer;
@@ -204,8 +205,44 @@ typedef struct cpng_writer {
 static void cpng_writer_release(cpng_writer *writer) {
     png_destroy_write_struct(&writer->png, &writer->info);
     free(writer->rows);
+    free(writer->idat);
     free(writer->output.bytes);
     free(writer);
+}
+
+static int cpng_channels(int color_type) {
+    switch (color_type) {
+        case PNG_COLOR_TYPE_RGB: return 3;
+        case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+        case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
+        default: return 1;
+    }
+}
+
+/// The image data from the banded writer as IDAT chunks, then IEND (libpng's png_write_end would
+/// insist that it wrote the IDATs itself). Errors longjmp to cpng_write's setjmp; the zlib stream
+/// is kept in the writer so that it is freed there too.
+static void cpng_write_idat_bands(cpng_writer *writer, const cpng_write_params *params, const void *pixels,
+                                  size_t row_stride) {
+    cpng_band_params band = {
+        .width = params->width,
+        .height = params->height,
+        .channels = cpng_channels(params->color_type),
+        .bit_depth = params->bit_depth,
+        .compression_level = params->compression_level,
+        .filter = params->band_filter,
+        .threads = params->threads,
+    };
+    size_t size = 0;
+    if (cpng_banded_idat(&band, pixels, row_stride, &writer->idat, &size) != 0) {
+        png_error(writer->png, "out of memory or zlib failed while compressing the image data");
+    }
+    // Chunks of at most 1 MiB: any size up to 2^31-1 is valid, but some readers buffer whole chunks.
+    for (size_t offset = 0; offset < size; offset += 1 << 20) {
+        size_t count = size - offset < (1u << 20) ? size - offset : (1u << 20);
+        png_write_chunk(writer->png, (png_const_bytep) "IDAT", writer->idat + offset, count);
+    }
+    png_write_chunk(writer->png, (png_const_bytep) "IEND", NULL, 0);
 }
 
 int cpng_write(const cpng_write_params *params, const void *pixels, size_t row_stride, uint8_t **output,
@@ -265,9 +302,13 @@ int cpng_write(const cpng_write_params *params, const void *pixels, size_t row_s
         png_set_tRNS(writer->png, writer->info, NULL, 0, &key);
     }
     png_write_info(writer->png, writer->info);
-    if (params->bit_depth < 8) png_set_packing(writer->png);
-    png_write_image(writer->png, writer->rows);
-    png_write_end(writer->png, NULL);
+    if (params->banded) {
+        cpng_write_idat_bands(writer, params, pixels, row_stride);
+    } else {
+        if (params->bit_depth < 8) png_set_packing(writer->png);
+        png_write_image(writer->png, writer->rows);
+        png_write_end(writer->png, NULL);
+    }
 
     *output = writer->output.bytes;
     *output_size = writer->output.size;

@@ -5,20 +5,49 @@ public enum PNG {
     /// The default limit on decoded pixels: 2^28 (268 million; 1 GiB as RGBA 8-bit).
     public static let defaultMaxPixels = 1 << 28
 
-    /// Row filters the encoder may use. `.automatic` is libpng's choice (adaptive for truecolour
-    /// 8-bit and up, none for palette and low bit depths).
+    /// How the encoder filters rows, and so which writer deflates the image data.
+    ///
+    /// Every case but `.automatic` and `.all` uses perfkit's banded writer: the image data is cut
+    /// into bands of about 1 MiB that are filtered and deflated on every core (see
+    /// `cpng_banded_idat`), libpng writing the rest of the file. `.automatic` and `.all` hand the
+    /// rows to libpng's own writer (one thread, libpng's filter choice over the allowed filters).
     public enum Filter: Sendable, Hashable {
-        case automatic, none, sub, up, average, paeth, all
+        /// The content decides: a row that repeats the one above (an upscale's copies) is *Up*
+        /// without trying the others; any other row gets libpng's heuristic.
+        case content
+        /// libpng's heuristic on every row (the filter whose bytes have the smallest sum of signed
+        /// magnitudes), on the banded writer.
+        case adaptive
+        /// One filter for every row, on the banded writer.
+        case none, sub, up, average, paeth
+        /// libpng's own writer with its default choice (adaptive for truecolour 8-bit and up, none
+        /// for palette and low bit depths), or with every filter allowed.
+        case automatic, all
 
         var libpngMask: Int32 {
             switch self {
             case .automatic: -1
+            case .all: 0xf8
             case .none: 0x08
             case .sub: 0x10
             case .up: 0x20
             case .average: 0x40
             case .paeth: 0x80
-            case .all: 0xf8
+            case .content, .adaptive: -1
+            }
+        }
+
+        /// The banded writer's filter, or nil for libpng's writer.
+        var bandFilter: Int32? {
+            switch self {
+            case .content: Int32(CPNG_FILTER_CONTENT)
+            case .adaptive: Int32(CPNG_FILTER_ADAPTIVE)
+            case .none: 0
+            case .sub: 1
+            case .up: 2
+            case .average: 3
+            case .paeth: 4
+            case .automatic, .all: nil
             }
         }
     }
@@ -93,31 +122,33 @@ public enum PNG {
     }
 
     /// Encodes `image` as a non-interlaced PNG in its own pixel format (indexed images keep their
-    /// palette and transparency). `compressionLevel` is zlib's 0 (none) … 9 (smallest).
-    public static func encode(_ image: Image, compressionLevel: Int = 6, filter: Filter = .automatic)
+    /// palette and transparency). `compressionLevel` is zlib's 0 (none) … 9 (smallest); `threads`
+    /// the cores the banded writer deflates on (0: all), which never changes the bytes written.
+    public static func encode(_ image: Image, compressionLevel: Int = 6, filter: Filter = .content, threads: Int = 0)
         throws(PixelArtError) -> [UInt8]
     {
-        try withEncoded(image, compressionLevel: compressionLevel, filter: filter) { Array($0) }
+        try withEncoded(image, compressionLevel: compressionLevel, filter: filter, threads: threads) { Array($0) }
     }
 
     /// Encodes `image` and writes it to `path` atomically: `path` is replaced only once the whole
     /// file was written, so a failure never leaves a partial file.
     public static func write(
-        _ image: Image, to path: String, compressionLevel: Int = 6, filter: Filter = .automatic
+        _ image: Image, to path: String, compressionLevel: Int = 6, filter: Filter = .content, threads: Int = 0
     ) throws(PixelArtError) {
-        try withEncoded(image, compressionLevel: compressionLevel, filter: filter) {
+        try withEncoded(image, compressionLevel: compressionLevel, filter: filter, threads: threads) {
             (bytes) throws(PixelArtError) in
             try FileIO.writeAtomically(bytes, to: path)
         }
     }
 
     static func withEncoded<R>(
-        _ image: Image, compressionLevel: Int, filter: Filter,
+        _ image: Image, compressionLevel: Int, filter: Filter, threads: Int,
         _ body: (UnsafeRawBufferPointer) throws(PixelArtError) -> R
     ) throws(PixelArtError) -> R {
         guard (0...9).contains(compressionLevel) else {
             throw .encodingFailed("compression level \(compressionLevel) is not in 0…9")
         }
+        guard threads >= 0 else { throw .encodingFailed("threads must be 0 (all cores) or more, not \(threads)") }
         var params = cpng_write_params()
         params.width = UInt32(image.width)
         params.height = UInt32(image.height)
@@ -125,6 +156,11 @@ public enum PNG {
         params.color_type = libpngColorType(image.format.colorType)
         params.compression_level = Int32(compressionLevel)
         params.filters = filter.libpngMask
+        if let bandFilter = filter.bandFilter, image.width > 0, image.height > 0 {
+            params.banded = 1
+            params.band_filter = bandFilter
+            params.threads = Int32(clamping: threads)
+        }
         if let key = image.transparentKey {
             params.has_transparent_key = 1
             params.transparent_key = (key[0], key.count > 1 ? key[1] : 0, key.count > 2 ? key[2] : 0)

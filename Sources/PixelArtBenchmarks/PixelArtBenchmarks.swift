@@ -148,7 +148,31 @@ let pngBenchmarks: [Benchmark] = [
         body: { image, iterations in
             for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }
         }),
+    // The banded writer on one core: what the other cores add is the ratio to the case above.
+    Benchmark(
+        "PixelArt/png/encode-rgba8-4096-upscaled-1-thread", throughput: { _ in .bytes(4096 * 4096 * 4) },
+        setup: { _ in try pixelArtImage(width: 1024, height: 1024).scaled(to: .factor(4), threads: 1) },
+        body: { image, iterations in
+            for _ in 0..<iterations { blackHole(try! PNG.encode(image, threads: 1)) }
+        }),
+    // Random noise: no filter trick helps, only the cores.
+    Benchmark(
+        "PixelArt/png/encode-rgba8-4096-noise-upscaled", throughput: { _ in .bytes(4096 * 4096 * 4) },
+        setup: { _ in try noiseImage(width: 1024, height: 1024).scaled(to: .factor(4), threads: 1) },
+        body: { image, iterations in
+            for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }
+        }),
 ]
+
+/// Deterministic random RGBA noise: every byte independent, so nothing compresses well.
+func noiseImage(width: Int, height: Int) throws -> Image {
+    var state: UInt64 = 0xD1CE
+    let pixels = (0..<(width * height * 4)).map { _ -> UInt8 in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 56)
+    }
+    return try Image(width: width, height: height, format: .rgba8, pixels: pixels)
+}
 
 /// Deterministic pixel art: 8×8-pixel blocks in 16 colours (some translucent), with a few stray
 /// single pixels, so PNG filters and zlib see something like a sprite sheet.

@@ -63,6 +63,11 @@ typedef struct cpng_write_params {
     const uint8_t (*palette)[4];
     int has_transparent_key;
     uint16_t transparent_key[3];
+    /// 0: libpng writes the image data (its own filter choice, one thread). 1: the banded writer
+    /// (`cpng_banded_idat`) with `band_filter` on `threads` threads; libpng writes the rest.
+    int banded;
+    int band_filter;
+    int threads;
 } cpng_write_params;
 
 /// Encodes `pixels` (rows of `row_stride` bytes laid out as `cpng_info` describes) into a
@@ -71,6 +76,32 @@ int cpng_write(const cpng_write_params *params, const void *pixels, size_t row_s
                size_t *output_size, char *message, size_t message_size);
 
 void cpng_free(void *pointer);
+
+/// Filter choice of the banded writer: a PNG filter type 0 (None) … 4 (Paeth) for every row, or:
+enum {
+    /// A row equal to the one above gets Up (all zeros) untried; other rows libpng's heuristic.
+    CPNG_FILTER_CONTENT = -1,
+    /// libpng's heuristic on every row: the filter with the smallest sum of signed magnitudes.
+    CPNG_FILTER_ADAPTIVE = -2,
+};
+
+typedef struct cpng_band_params {
+    uint32_t width;
+    uint32_t height;
+    /// Samples per pixel (1 gray or indexed, 2 gray+alpha, 3 RGB, 4 RGBA).
+    int channels;
+    int bit_depth;
+    int compression_level;
+    int filter;
+    /// Threads to deflate on; 0 for every online core. The bytes written do not depend on it.
+    int threads;
+} cpng_band_params;
+
+/// The complete zlib stream of a PNG's image data (what the IDAT chunks hold), deflated in bands
+/// of about 1 MiB in parallel. `pixels` as `cpng_write` takes them. Returns 0 and a malloc'ed
+/// buffer (free with `cpng_free`), or -1 when out of memory or zlib failed.
+int cpng_banded_idat(const cpng_band_params *params, const void *pixels, size_t row_stride, uint8_t **output,
+                     size_t *output_size);
 
 #ifdef __cplusplus
 }
