@@ -12,8 +12,9 @@ public enum PNG {
     /// `cpng_banded_idat`), libpng writing the rest of the file. `.automatic` and `.all` hand the
     /// rows to libpng's own writer (one thread, libpng's filter choice over the allowed filters).
     public enum Filter: Sendable, Hashable {
-        /// The content decides: a row that repeats the one above (an upscale's copies) is *Up*
-        /// without trying the others; any other row gets libpng's heuristic.
+        /// The content decides: a row that repeats the one above, or whose pixels repeat across
+        /// (an upscale's rows), is *Up* without trying the others; any other row gets libpng's
+        /// heuristic.
         case content
         /// libpng's heuristic on every row (the filter whose bytes have the smallest sum of signed
         /// magnitudes), on the banded writer.

@@ -79,7 +79,8 @@ void cpng_free(void *pointer);
 
 /// Filter choice of the banded writer: a PNG filter type 0 (None) … 4 (Paeth) for every row, or:
 enum {
-    /// A row equal to the one above gets Up (all zeros) untried; other rows libpng's heuristic.
+    /// A row equal to the one above, or whose pixels repeat across (an upscale's rows), gets Up
+    /// untried; other rows libpng's heuristic.
     CPNG_FILTER_CONTENT = -1,
     /// libpng's heuristic on every row: the filter with the smallest sum of signed magnitudes.
     CPNG_FILTER_ADAPTIVE = -2,

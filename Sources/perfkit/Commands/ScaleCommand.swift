@@ -39,8 +39,8 @@ struct ScaleCommand: ParsableCommand {
         help: ArgumentHelp(
             "PNG row filters: content, adaptive, none, sub, up, average, paeth, or libpng.",
             discussion: """
-                content (default): a row that repeats the one above (an upscale's copies) is Up, any other \
-                row gets libpng's heuristic; adaptive: libpng's heuristic on every row; none … paeth: one \
+                content (default): a row that repeats the one above or whose pixels repeat across (an \
+                upscale's rows) is Up, any other row gets libpng's heuristic; adaptive: libpng's heuristic on every row; none … paeth: one \
                 filter for every row. These deflate bands of the image on every core. libpng: libpng's own \
                 writer and filter choice, on one thread (auto is the same).
                 """))
