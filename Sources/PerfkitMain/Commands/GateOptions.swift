@@ -3,9 +3,12 @@ import Foundation
 import Harness
 import PerfReport
 
-/// How `perfkit run --baseline` gates: by wall time (the default, for a baseline measured on this
+/// The baseline `run` and `merge` compare with, and how they gate on it: by wall time (the default, for a baseline measured on this
 /// machine just now) or by machine-stable counts (for the committed `Reports/baseline.json`).
 struct GateOptions: ParsableArguments {
+    @Option(help: "Compare with this report and exit 2 on a regression.")
+    var baseline: String?
+
     @Option(
         name: .customLong("gate-metric"),
         help: """
@@ -19,6 +22,18 @@ struct GateOptions: ParsableArguments {
 
     func validate() throws {
         _ = try metrics()
+        if baseline == nil && (gateMetric != nil || summary != nil) {
+            throw ValidationError("--gate-metric and --summary need --baseline")
+        }
+    }
+
+    /// The baseline report, if one was given; an error when it cannot be read or shares no
+    /// benchmark with `ids` (another package's baseline), before anything is measured or written.
+    func loadBaseline(sharedWith ids: Set<String>) throws -> Report? {
+        guard let baseline else { return nil }
+        let report = try loadReport(baseline)
+        try requireSharedBenchmarks(baseline: report, path: baseline, ids: ids)
+        return report
     }
 
     /// The gated metrics, or nil when comparing by wall time.

@@ -23,14 +23,7 @@ struct MergeCommand: ParsableCommand {
     @Option(help: "Write the merged report as JSON to exactly this file, instead of a timestamped directory.")
     var into: String?
 
-    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
-    var format = "json"
-
-    @Option(help: "Directory under which the timestamped report directory is created.")
-    var output = "Reports"
-
-    @Option(help: "Compare with this report and exit 2 on a regression.")
-    var baseline: String?
+    @OptionGroup var destination: ReportOutputOptions
 
     @OptionGroup var comparison: ComparisonOptions
 
@@ -38,16 +31,14 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         guard !reports.isEmpty else { throw ValidationError("name at least one report to merge") }
-        _ = try OutputFormat.parseList(format)
         try comparison.validate()
-        if into != nil && baseline != nil { throw ValidationError("--into writes a plain report; drop --baseline") }
-        if baseline == nil && (gate.gateMetric != nil || gate.summary != nil) {
-            throw ValidationError("--gate-metric and --summary need --baseline")
+        if into != nil && gate.baseline != nil {
+            throw ValidationError("--into writes a plain report; drop --baseline")
         }
     }
 
     func run() throws {
-        let formats = try OutputFormat.parseList(format)
+        let formats = try destination.formats()
         let loaded = try reports.map(loadReport)
         var merged: Report
         do {
@@ -67,17 +58,14 @@ struct MergeCommand: ParsableCommand {
             return
         }
 
-        let baselineReport = try baseline.map(loadReport)
-        if let baselineReport, let baseline {
-            try requireSharedBenchmarks(baseline: baselineReport, path: baseline, ids: Set(merged.benchmarks.map(\.id)))
-        }
-        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: merged.createdAt)
+        let baselineReport = try gate.loadBaseline(sharedWith: Set(merged.benchmarks.map(\.id)))
+        let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: merged.createdAt)
         if let baselineReport {
             merged.comparison = try gate.compare(
                 baseline: baselineReport, current: merged, comparator: comparison.comparator)
         }
         let written = try writer.write(merged, formats: formats, baseline: baselineReport)
-        try ResultPresentation.print(merged, baselinePath: baseline, gate: gate, written: written)
+        try ResultPresentation.print(merged, gate: gate, written: written)
         if merged.comparison?.hasRegression == true { throw ExitCode(2) }
     }
 }

@@ -54,14 +54,7 @@ struct RunCommand: ParsableCommand {
         help: "Seconds of measurement per benchmark (default 0.5, 1 with --thorough, 0.12 with --quick).")
     var timeBudget: Double?
 
-    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
-    var format = "json"
-
-    @Option(help: "Directory under which the timestamped report directory is created.")
-    var output = "Reports"
-
-    @Option(help: "Compare with this report and exit 2 on a regression.")
-    var baseline: String?
+    @OptionGroup var destination: ReportOutputOptions
 
     @OptionGroup var comparison: ComparisonOptions
 
@@ -87,11 +80,7 @@ struct RunCommand: ParsableCommand {
         if let timeBudget, !(timeBudget > 0) || !timeBudget.isFinite {
             throw ValidationError("--time-budget must be a positive number of seconds")
         }
-        _ = try OutputFormat.parseList(format)
         try comparison.validate()
-        if baseline == nil && (gate.gateMetric != nil || gate.summary != nil) {
-            throw ValidationError("--gate-metric and --summary need --baseline")
-        }
     }
 
     func run() throws {
@@ -103,17 +92,14 @@ struct RunCommand: ParsableCommand {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
-        let formats = try OutputFormat.parseList(format)
+        let formats = try destination.formats()
         let selection = try selectedBenchmarks(filter)
         // Read the baseline and prepare the output before measuring: bad input fails in a second.
-        let baselineReport = try baseline.map(loadReport)
-        if let baselineReport, let baseline {
-            let ids = selection.benchmarks.flatMap { benchmark in
-                selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
-            }
-            try requireSharedBenchmarks(baseline: baselineReport, path: baseline, ids: Set(ids))
+        let ids = selection.benchmarks.flatMap { benchmark in
+            selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
         }
-        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+        let baselineReport = try gate.loadBaseline(sharedWith: Set(ids))
+        let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
 
         let profile = quick ? "quick" : thorough ? "thorough" : "default"
         var configuration = quick ? RunConfiguration.quick : thorough ? .thorough : .standard
@@ -145,7 +131,7 @@ struct RunCommand: ParsableCommand {
                 baseline: baselineReport, current: report, comparator: comparison.comparator)
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
-        try ResultPresentation.print(report, baselinePath: baseline, gate: gate, written: written)
+        try ResultPresentation.print(report, gate: gate, written: written)
 
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
         if report.comparison?.hasRegression == true { throw ExitCode(2) }
@@ -154,7 +140,7 @@ struct RunCommand: ParsableCommand {
 
 /// What `run` and `merge` print once a report is written.
 enum ResultPresentation {
-    static func print(_ report: Report, baselinePath: String?, gate: GateOptions, written: [URL]) throws {
+    static func print(_ report: Report, gate: GateOptions, written: [URL]) throws {
         // The findings lead, as on the HTML page; the table of every benchmark follows.
         Swift.print(FindingsText.text(report), terminator: "")
         Swift.print(ResultTable.text(report), terminator: "")
@@ -163,7 +149,7 @@ enum ResultPresentation {
         }
         if let reason = report.incompleteReason { Swift.print("warning: the report is incomplete: \(reason)") }
         if let result = report.comparison {
-            let summary = GateSummary.markdown(result, title: "compared with \(baselinePath ?? "baseline")")
+            let summary = GateSummary.markdown(result, title: "compared with \(gate.baseline ?? "baseline")")
             Swift.print(summary)
             try gate.writeSummary(summary)
         }
