@@ -62,6 +62,26 @@ struct BandedEncoderTests {
         #expect(try PNG.decode(parallel) == image)
     }
 
+    /// Sizes and formats drawn from a fixed seed (the same every run), scaled by drawn factors,
+    /// round-tripped: odd widths, one-pixel sides, bands that end mid-run.
+    @Test func drawnSizesAndFactorsRoundTrip() throws {
+        var state: UInt64 = 0xBA4D
+        func draw(_ range: ClosedRange<Int>) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + Int(state >> 33) % (range.count)
+        }
+        for _ in 0..<12 {
+            let (type, bits) = Self.formats[draw(0...(Self.formats.count - 1))]
+            let width = draw(1...500)
+            let height = draw(1...300)
+            let source = try Self.pixelArt(
+                width: width, height: height, format: try PixelFormat(type, bitDepth: bits), seed: UInt64(width))
+            let factor = [1.0, 1.5, 2.0, 2.5, 4.0][draw(0...4)]
+            let image = try source.scaled(to: .factor(factor))
+            #expect(try PNG.decode(try PNG.encode(image)) == image, "\(type) \(bits)-bit \(width)×\(height) ×\(factor)")
+        }
+    }
+
     /// A row longer than a band (one row per band) and a 1-bit image whose bands hold many rows.
     @Test func extremeShapes() throws {
         let wide = try Image(
