@@ -7,7 +7,9 @@ public struct StallRecord: Codable, Sendable, Equatable {
         case cpuBound = "cpu-bound"
         /// Sleeping or in disk wait, CPU time close to zero.
         case blocked
-        /// Runnable but given little CPU.
+        /// Work waiting for a thread: the thread was runnable but given little CPU, a queue waited
+        /// for a worker, or every thread of Swift concurrency's cooperative pool was taken (then
+        /// ``StallRecord/threads`` holds each pool thread's stack).
         case starved
         case unknown
     }
@@ -33,12 +35,17 @@ public struct StallRecord: Codable, Sendable, Equatable {
     public var topStack: [StackFrame]
     /// Stalls with the same top frames share a group key.
     public var groupKey: String
+    /// Every thread sampled when a stall involves several (a starvation of the cooperative
+    /// pool: each pool thread with its own most frequent stack); nil for a one-thread stall.
+    /// `threadID`, `callTree` and `topStack` then describe the threads together: `threadID` is
+    /// a thread whose own stack is the most frequent one.
+    public var threads: [ThreadStack]?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
         thresholdNanoseconds: Double, threadCPUNanoseconds: Double?, classification: Classification,
         threadStates: [String], sampleCount: Int, unansweredSamples: Int, callTree: CallTreeNode?,
-        topStack: [StackFrame], groupKey: String
+        topStack: [StackFrame], groupKey: String, threads: [ThreadStack]? = nil
     ) {
         self.watchdog = watchdog
         self.threadID = threadID
@@ -54,6 +61,7 @@ public struct StallRecord: Codable, Sendable, Equatable {
         self.callTree = callTree
         self.topStack = topStack
         self.groupKey = groupKey
+        self.threads = threads
     }
 }
 
