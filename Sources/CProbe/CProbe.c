@@ -269,6 +269,20 @@ int cprobe_unblock_signal(int signo) {
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
+// Signals (bit signo-1) this thread has been prepared for: pool and executor threads run many
+// pings, and only the first one on each thread needs the unwind and the sigmask syscall.
+static __thread uint64_t prepared_signals;
+
+int cprobe_prepare_thread(int signo) {
+    if (signo < 1 || signo > 64) return -1;
+    uint64_t bit = (uint64_t)1 << (signo - 1);
+    if (prepared_signals & bit) return 0;
+    cprobe_prime_unwinder();
+    cprobe_unblock_signal(signo);
+    prepared_signals |= bit;
+    return 1;
+}
+
 int cprobe_unwind_self(uintptr_t *pcs, int capacity) { return unwind_here(pcs, capacity); }
 
 // MARK: - Clocks

@@ -12,6 +12,11 @@ enum StallBuilder {
         let elapsed = now.saturatingSubtract(episode.busySince)
         let duration = elapsed > episode.excused ? elapsed - episode.excused : 0
         let start = Date().addingTimeInterval(-Double(elapsed) / 1e9)
+        if episode.isPoolStarvation {
+            return poolStarvationRecord(
+                for: episode, watchdog: watchdog, threshold: threshold, ongoing: ongoing, start: start,
+                duration: duration, symbolicator: symbolicator)
+        }
         let tid = episode.threadID ?? 0
 
         var cpu: Double?
@@ -24,11 +29,7 @@ enum StallBuilder {
         let classification =
             episode.threadID == nil ? .starved : classify(cpu: cpu, wall: observedWall, states: states)
 
-        let stacks = episode.samples.compactMap { sample -> [StackFrame]? in
-            if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }
-            // Not signalled, to keep its sleep intact: the syscall stands in for the stack.
-            return sample.syscall.map { [StackFrame(address: 0, symbol: "[syscall \($0)]")] }
-        }
+        let stacks = symbolicatedStacks(episode.samples, symbolicator: symbolicator)
         let tree = callTree(stacks)
         let top = mostFrequent(stacks)
         return StallRecord(
@@ -38,6 +39,47 @@ enum StallBuilder {
             unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree,
             topStack: top,
             groupKey: groupKey(top))
+    }
+
+    /// A starvation of the cooperative pool: every pool thread's samples merged into the call
+    /// tree and the dominant stack, and each thread's own most frequent stack in `threads`.
+    /// Always `starved`: no pool thread could start new work for the whole stall, whatever kept
+    /// them (their states say whether they waited or computed).
+    private static func poolStarvationRecord(
+        for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, start: Date, duration: UInt64,
+        symbolicator: Symbolicator
+    ) -> StallRecord {
+        let perThread = episode.poolThreads.map { thread in
+            (thread: thread, stacks: symbolicatedStacks(thread.samples, symbolicator: symbolicator))
+        }
+        let stacks = perThread.flatMap(\.stacks)
+        let top = mostFrequent(stacks)
+        let topKey = top.map(functionKey)
+        let threads = perThread.map { entry in
+            ThreadStack(
+                threadID: entry.thread.thread.id, name: entry.thread.thread.name,
+                threadStates: entry.thread.samples.map(\.state), sampleCount: entry.thread.samples.count,
+                unansweredSamples: entry.thread.samples.count { $0.stack == nil && $0.syscall == nil },
+                topStack: mostFrequent(entry.stacks))
+        }
+        let dominant = threads.first { $0.topStack.map(functionKey) == topKey } ?? threads.first
+        let samples = episode.poolThreads.flatMap(\.samples)
+        return StallRecord(
+            watchdog: watchdog, threadID: dominant?.threadID ?? 0, start: start,
+            durationNanoseconds: Double(duration), ongoing: ongoing, thresholdNanoseconds: Double(threshold),
+            threadCPUNanoseconds: nil, classification: .starved, threadStates: samples.map(\.state),
+            sampleCount: samples.count, unansweredSamples: threads.reduce(0) { $0 + $1.unansweredSamples },
+            callTree: callTree(stacks), topStack: top, groupKey: groupKey(top), threads: threads)
+    }
+
+    /// The samples' stacks, symbolicated; a sample left unsignalled in a sleep stands for its
+    /// syscall, an unanswered one is left out.
+    static func symbolicatedStacks(_ samples: [StallSample], symbolicator: Symbolicator) -> [[StackFrame]] {
+        samples.compactMap { sample -> [StackFrame]? in
+            if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }
+            // Not signalled, to keep its sleep intact: the syscall stands in for the stack.
+            return sample.syscall.map { [StackFrame(address: 0, symbol: "[syscall \($0)]")] }
+        }
     }
 
     /// CPU-bound: CPU time close to wall time. Blocked: asleep or in disk wait with little CPU.

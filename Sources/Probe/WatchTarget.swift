@@ -1,7 +1,4 @@
-import CProbe
 import Dispatch
-import Foundation
-import Synchronization
 
 /// What a ``Watchdog`` watches.
 public enum WatchTarget: Sendable {
@@ -13,84 +10,40 @@ public enum WatchTarget: Sendable {
     case queue(DispatchQueue)
     /// A thread that reports its busy periods itself.
     case heartbeat(Heartbeat)
-}
+    /// Any executor that accepts closures, by pings handed to `submit`: a SwiftNIO event loop
+    /// (`submit: { job in eventLoop.execute(job) }`), an actor or `MainActor`
+    /// (`submit: { job in Task { @MainActor in job() } }`), a custom `SerialExecutor`. The thread
+    /// sampled is the one that ran the latest ping: exact for an executor that owns one thread.
+    /// `name` identifies the executor: a second watchdog on the same name does not start.
+    /// `submit` must not block and must run each job once; a job that never runs is a stall.
+    case executor(name: String, submit: @Sendable (@escaping @Sendable () -> Void) -> Void)
+    /// Starvation of Swift concurrency's cooperative pool (the global concurrent executor), by
+    /// default-priority detached tasks as pings: a ping that cannot start within the threshold
+    /// means every pool thread is taken, typically blocked in a synchronous wait inside a task.
+    /// Such a stall is classified `starved` and carries every pool thread's stack.
+    case cooperativePool
 
-/// Pings for a queue target: the watchdog posts a tiny block and times its arrival. A ping that
-/// has not arrived means the queue has been busy at least since it was posted.
-@_spi(Benchmarks) public final class QueuePinger: Sendable {
-    let queue: DispatchQueue
-    let isMain: Bool
-    let signal: Int32
-    /// Generation of the latest ping that ran, and when it ran (CLOCK_MONOTONIC ns).
-    private let arrived = Atomic<UInt64>(0)
-    private let arrivedTime = Atomic<UInt64>(0)
-    /// Thread that ran the latest ping.
-    private let lastThread = Atomic<Int32>(0)
-    /// The queue's libdispatch object, once a ping confirmed that its state word names the
-    /// thread draining it (0 until then, or when the layout did not match).
-    private let queueObject = Atomic<UInt>(0)
-    /// Set when a ping saw a drain owner that was not its own thread: the layout is not the
-    /// one expected, so only `lastThread` is used.
-    private let ownerUnreliable = Atomic<Bool>(false)
-
-    public init(queue: DispatchQueue, isMain: Bool, signal: Int32) {
-        self.queue = queue
-        self.isMain = isMain
-        self.signal = signal
-    }
-
-    public func post(generation: UInt64) {
-        queue.async { [self] in
-            let tid = cprobe_gettid()
-            if lastThread.load(ordering: .relaxed) != tid {
-                // A new thread for this queue: make sure libunwind is ready on it before it is
-                // signalled, and that it accepts the signal (libdispatch workers block them all).
-                cprobe_prime_unwinder()
-                cprobe_unblock_signal(signal)
-                lastThread.store(tid, ordering: .relaxed)
-            }
-            checkDrainOwner(tid: tid)
-            arrivedTime.store(cprobe_monotonic_ns(), ordering: .relaxed)
-            arrived.store(generation, ordering: .releasing)
+    /// What two watchdogs must not both watch.
+    var identity: String {
+        switch self {
+        case .mainQueue: return "the main queue"
+        case .queue(let queue):
+            return queue === DispatchQueue.main
+                ? "the main queue" : "queue \"\(queue.label)\" (\(ObjectIdentifier(queue)))"
+        case .heartbeat(let heartbeat): return "the heartbeat of thread \(heartbeat.threadID)"
+        case .executor(let name, _): return "executor \"\(name)\""
+        case .cooperativePool: return "the cooperative pool"
         }
     }
 
-    /// Runs inside a ping: the queue is being drained by this very thread, so its state word
-    /// must name it. Confirms (or rules out) reading the drain owner from outside.
-    private func checkDrainOwner(tid: Int32) {
-        guard !ownerUnreliable.load(ordering: .relaxed), let current = cprobe_dispatch_current_queue() else { return }
-        if cprobe_dispatch_drain_owner(current) == tid {
-            queueObject.store(UInt(bitPattern: current), ordering: .releasing)
-        } else {
-            ownerUnreliable.store(true, ordering: .relaxed)
-            queueObject.store(0, ordering: .releasing)
+    /// The pinger that watches this target, or nil for a heartbeat.
+    func makePinger(signal: Int32) -> (any Pinger)? {
+        switch self {
+        case .mainQueue: return QueuePinger(queue: .main, isMain: true, signal: signal)
+        case .queue(let queue): return QueuePinger(queue: queue, isMain: false, signal: signal)
+        case .heartbeat: return nil
+        case .executor(_, let submit): return ExecutorPinger(submit: submit, signal: signal)
+        case .cooperativePool: return CooperativePoolPinger(signal: signal)
         }
-    }
-
-    /// True once a ping confirmed the drain owner can be read from the queue's state.
-    var readsDrainOwner: Bool {
-        queueObject.load(ordering: .acquiring) != 0 && !ownerUnreliable.load(ordering: .relaxed)
-    }
-
-    /// When the latest ping ran (CLOCK_MONOTONIC ns).
-    var arrivedAt: UInt64 { arrivedTime.load(ordering: .acquiring) }
-
-    public var arrivedGeneration: UInt64 { arrived.load(ordering: .acquiring) }
-
-    /// The thread to sample while the queue is stalled: the one that ran the latest ping. Even
-    /// for the main queue this is not always the main thread: on Linux `dispatchMain()` parks the
-    /// main thread and a worker drains the main queue.
-    ///
-    /// When the queue's drain owner can be read (checked from inside the queue), the thread
-    /// draining it now is used instead, and nil when nobody drains it (the queue waits for a
-    /// worker thread: starved, nothing to sample).
-    var threadID: Int32? {
-        let object = queueObject.load(ordering: .acquiring)
-        if object != 0, !ownerUnreliable.load(ordering: .relaxed), let pointer = UnsafeRawPointer(bitPattern: object) {
-            let owner = cprobe_dispatch_drain_owner(pointer)
-            return owner == 0 ? nil : owner
-        }
-        let tid = lastThread.load(ordering: .relaxed)
-        return tid == 0 ? nil : tid
     }
 }

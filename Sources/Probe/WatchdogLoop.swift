@@ -10,8 +10,10 @@ final class WatchdogLoop: @unchecked Sendable {
     private let slot: Int32
     private let stopRequest: DispatchSemaphore
     private let outlets: StallOutlets
-    private let pinger: QueuePinger?
+    private let pinger: (any Pinger)?
     private let heartbeat: Heartbeat?
+    /// Set when the target is the cooperative pool, whose threads are all sampled in a stall.
+    private let poolPinger: CooperativePoolPinger?
 
     private let tick: UInt64
     private let threshold: UInt64
@@ -31,17 +33,9 @@ final class WatchdogLoop: @unchecked Sendable {
         self.slot = slot
         self.stopRequest = stopRequest
         self.outlets = StallOutlets(configuration: configuration)
-        switch watchdog.target {
-        case .mainQueue:
-            pinger = QueuePinger(queue: .main, isMain: true, signal: configuration.signal)
-            heartbeat = nil
-        case .queue(let queue):
-            pinger = QueuePinger(queue: queue, isMain: false, signal: configuration.signal)
-            heartbeat = nil
-        case .heartbeat(let beat):
-            pinger = nil
-            heartbeat = beat
-        }
+        pinger = watchdog.target.makePinger(signal: configuration.signal)
+        poolPinger = pinger as? CooperativePoolPinger
+        if case .heartbeat(let beat) = watchdog.target { heartbeat = beat } else { heartbeat = nil }
         threshold = max(1_000_000, configuration.threshold.nanoseconds)
         let sampleInterval = max(1_000_000, configuration.sampleInterval.nanoseconds)
         tick = max(2_000_000, min(sampleInterval, threshold / 4))
@@ -56,6 +50,7 @@ final class WatchdogLoop: @unchecked Sendable {
             cprobe_slot_release(slot)
             cprobe_uninstall_handler(configuration.signal)
         }
+        poolPinger?.prepareThreads(now: cprobe_monotonic_ns())
         if let pinger { sendPing(pinger, now: cprobe_monotonic_ns()) }
         var bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- cprobe_monotonic_ns())
         var expectedWake = cprobe_monotonic_ns() + tick
@@ -79,7 +74,7 @@ final class WatchdogLoop: @unchecked Sendable {
         episode = nil
     }
 
-    private func sendPing(_ pinger: QueuePinger, now: UInt64) {
+    private func sendPing(_ pinger: any Pinger, now: UInt64) {
         pingGeneration += 1
         pingSentAt = now
         pingOutstanding = true
@@ -93,6 +88,7 @@ final class WatchdogLoop: @unchecked Sendable {
         }
         guard let pinger else { return nil }
         if pingOutstanding, pinger.arrivedGeneration == pingGeneration { pingOutstanding = false }
+        if !pingOutstanding { poolPinger?.prepareThreads(now: now) }
         if !pingOutstanding, now.saturatingSubtract(pingSentAt) >= pingInterval { sendPing(pinger, now: now) }
         return pingOutstanding ? (pingSentAt, pinger.threadID) : nil
     }
@@ -118,7 +114,8 @@ final class WatchdogLoop: @unchecked Sendable {
         if episode == nil {
             episode = StallEpisode(
                 busySince: busy.since, threadID: busy.thread, firstSeen: now,
-                cpuAtFirstSeen: busy.thread.flatMap(ThreadInfo.cpuNanoseconds(of:)))
+                cpuAtFirstSeen: busy.thread.flatMap(ThreadInfo.cpuNanoseconds(of:)), isPoolStarvation: poolPinger != nil
+            )
         }
         guard var current = episode else { return }
         if pause > 0 {
@@ -137,10 +134,12 @@ final class WatchdogLoop: @unchecked Sendable {
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now
         if effective >= threshold { current.confirmed = true }
-        if effective >= threshold / 2, current.samples.count < configuration.maxSamplesPerStall,
-            now >= current.nextSampleAt, let tid = current.threadID
-        {
-            takeSample(of: tid, into: &current)
+        if effective >= threshold / 2, now >= current.nextSampleAt {
+            if let tid = current.threadID, current.samples.count < configuration.maxSamplesPerStall {
+                takeSample(of: tid, into: &current.samples, lastSyscall: &current.lastSyscall)
+            } else if let poolPinger {
+                samplePool(poolPinger, into: &current)
+            }
             current.nextSampleAt = cprobe_monotonic_ns() + max(1_000_000, configuration.sampleInterval.nanoseconds)
         }
         if current.confirmed, !current.reported, effective >= configuration.reportOngoingAfter.nanoseconds {
@@ -150,38 +149,54 @@ final class WatchdogLoop: @unchecked Sendable {
         episode = current
     }
 
-    private func takeSample(of tid: Int32, into episode: inout StallEpisode) {
+    /// Samples every thread of the starved pool; a thread seen for the first time joins the
+    /// episode (the pool may grow or replace threads while starved).
+    private func samplePool(_ pool: CooperativePoolPinger, into episode: inout StallEpisode) {
+        for thread in pool.poolThreads() ?? [] {
+            var entry =
+                episode.poolThreads.first { $0.thread == thread } ?? PoolThreadSamples(thread: thread)
+            guard entry.samples.count < configuration.maxSamplesPerStall else { continue }
+            takeSample(of: thread.id, into: &entry.samples, lastSyscall: &entry.lastSyscall)
+            if let index = episode.poolThreads.firstIndex(where: { $0.thread == thread }) {
+                episode.poolThreads[index] = entry
+            } else {
+                episode.poolThreads.append(entry)
+            }
+        }
+    }
+
+    private func takeSample(of tid: Int32, into samples: inout [StallSample], lastSyscall: inout String?) {
         let state = ThreadInfo.state(of: tid)
         let syscall = ThreadInfo.syscallLine(of: tid)
         // A thread asleep in the same syscall as at the previous sample is in the same wait: reuse
         // that stack instead of signalling it again, which would interrupt the wait (EINTR).
-        if state == "S" || state == "D", let syscall, syscall != "running", syscall == episode.lastSyscall,
-            let previous = episode.samples.last(where: { $0.stack != nil })?.stack
+        if state == "S" || state == "D", let syscall, syscall != "running", syscall == lastSyscall,
+            let previous = samples.last(where: { $0.stack != nil })?.stack
         {
-            episode.samples.append(StallSample(stack: previous, state: state))
+            samples.append(StallSample(stack: previous, state: state))
             return
         }
-        episode.lastSyscall = syscall
+        lastSyscall = syscall
         // nanosleep, poll, epoll_wait … return EINTR when a handler runs, even with SA_RESTART:
         // record where the thread sleeps instead of changing how long it sleeps.
         if !configuration.interruptSleepingSyscalls, state == "S", let syscall,
             let name = ThreadInfo.interruptibleSleep(syscallLine: syscall)
         {
-            episode.samples.append(StallSample(stack: nil, state: state, syscall: name))
+            samples.append(StallSample(stack: nil, state: state, syscall: name))
             return
         }
         if ThreadInfo.blocks(signal: configuration.signal, tid: tid) {
-            episode.samples.append(StallSample(stack: nil, state: state))
+            samples.append(StallSample(stack: nil, state: state))
             return
         }
         var depth: Int32 = 0
         let result = cprobe_sample(
             slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds, buffer, CPROBE_MAX_FRAMES, &depth)
         if result == Int32(CPROBE_SAMPLE_OK), depth > 0 {
-            episode.samples.append(
+            samples.append(
                 StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
         } else {
-            episode.samples.append(StallSample(stack: nil, state: state))
+            samples.append(StallSample(stack: nil, state: state))
         }
     }
 
@@ -209,14 +224,26 @@ struct StallEpisode {
     var nextSampleAt: UInt64 = 0
     var lastSyscall: String?
     var samples: [StallSample] = []
+    /// A starvation of the cooperative pool: no one thread stalls, every pool thread is sampled.
+    var isPoolStarvation: Bool
+    var poolThreads: [PoolThreadSamples] = []
 
-    init(busySince: UInt64, threadID: Int32?, firstSeen: UInt64, cpuAtFirstSeen: Int64?) {
+    init(busySince: UInt64, threadID: Int32?, firstSeen: UInt64, cpuAtFirstSeen: Int64?, isPoolStarvation: Bool = false)
+    {
         self.busySince = busySince
         self.threadID = threadID
         self.firstSeen = firstSeen
         self.lastSeen = firstSeen
         self.cpuAtFirstSeen = cpuAtFirstSeen
+        self.isPoolStarvation = isPoolStarvation
     }
+}
+
+/// The samples of one pool thread during a starvation.
+struct PoolThreadSamples {
+    var thread: PoolThread
+    var samples: [StallSample] = []
+    var lastSyscall: String?
 }
 
 struct StallSample {

@@ -2,6 +2,12 @@
 //   probe-test-helper pause-target  — a watched busy loop; reads "stall" / "exit" lines on stdin,
 //                                      so a test can SIGSTOP/SIGCONT it and check what was reported.
 //   probe-test-helper startup       — marks startup phases (for `perfkit startup` and its test).
+//   probe-test-helper starve-pool FILE — watches the cooperative pool, blocks every pool thread in
+//                                      a semaphore wait for 600 ms, writes the stalls to FILE
+//                                      (JSON lines) and prints the blocked threads' ids.
+//   probe-test-helper idle-pool FILE — watches the cooperative pool for 1.5 s of light work.
+// The pool tests run here, in a process of their own: in the test process, other tests' bodies
+// occupy pool threads and would starve (or crowd) the pool at random.
 import Foundation
 import Probe
 import Synchronization
@@ -67,10 +73,76 @@ func startup() {
     Startup.mark("ready")
 }
 
-switch CommandLine.arguments.dropFirst().first {
-case "pause-target": pauseTarget()
-case "startup": startup()
+/// A watchdog on the cooperative pool writing its stalls to `path`; exits on failure.
+func startPoolWatchdog(stallsPath path: String) -> Watchdog {
+    var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
+    configuration.sampleInterval = .milliseconds(20)
+    configuration.metrics = false
+    configuration.jsonLinesPath = path
+    let watchdog = Watchdog(watching: .cooperativePool, configuration: configuration)
+    do { try watchdog.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    return watchdog
+}
+
+/// The anti-pattern the cooperative-pool watchdog is for: a task waiting synchronously.
+@inline(never)
+func waitInsideTaskInHelper(_ semaphore: DispatchSemaphore) {
+    semaphore.wait()
+}
+
+/// The threads the blocking tasks ran on.
+final class BlockedThreads: Sendable {
+    let ids = Mutex<[Int32]>([])
+}
+
+func starvePool(stallsPath: String) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    Thread.sleep(forTimeInterval: 0.3)  // pings go through while the pool is free
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    let blocked = BlockedThreads()
+    for _ in 0..<width {
+        Task.detached {
+            blocked.ids.withLock { $0.append(StackSampler.currentThreadID) }
+            started.signal()
+            waitInsideTaskInHelper(release)
+        }
+    }
+    for _ in 0..<width {
+        guard started.wait(timeout: .now() + 10) == .success else {
+            print("error: the blocking tasks did not all start")
+            exit(1)
+        }
+    }
+    Thread.sleep(forTimeInterval: 0.6)
+    for _ in 0..<width { release.signal() }
+    Thread.sleep(forTimeInterval: 0.3)  // the pool starts pings again: the end of the stall is seen
+    watchdog.stop()
+    print("blocked=\(blocked.ids.withLock { $0 }.map(String.init).joined(separator: ","))")
+}
+
+func idlePool(stallsPath: String) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    for _ in 0..<30 {
+        Task.detached { spinInHelper(milliseconds: 1) }  // light work, as a quiet service has
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    watchdog.stop()
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch (arguments.first, arguments.count) {
+case ("pause-target", _): pauseTarget()
+case ("startup", _): startup()
+case ("starve-pool", 2): starvePool(stallsPath: arguments[1])
+case ("idle-pool", 2): idlePool(stallsPath: arguments[1])
 default:
-    FileHandle.standardError.write(Data("usage: probe-test-helper pause-target|startup\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE\n".utf8))
     exit(1)
 }

@@ -60,6 +60,10 @@ int cprobe_prime_unwinder(void);
 /// block all asynchronous signals). Returns 0 or an errno value.
 int cprobe_unblock_signal(int signo);
 
+/// Primes libunwind and unblocks `signo` on the calling thread, once per thread and signal.
+/// Returns 1 when it did so now, 0 when the thread was already prepared, -1 for a bad signal.
+int cprobe_prepare_thread(int signo);
+
 /// Unwinds the calling thread into `pcs` (used by benchmarks to time the unwind itself).
 int cprobe_unwind_self(uintptr_t *pcs, int capacity);
 
