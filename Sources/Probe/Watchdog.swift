@@ -42,10 +42,24 @@ public final class Watchdog: Sendable {
         public var description: String
     }
 
-    /// Starts watching. Does nothing when already running.
+    /// Starts watching. Does nothing when already running. Throws when the configuration cannot
+    /// work (a threshold below the sample interval, …), when another running watchdog watches the
+    /// same target (the same queue, heartbeat or executor name, or the cooperative pool), or when
+    /// the signal handler cannot be installed.
     public func start() throws {
         try startStop.withLock { _ in
             if running.withLock({ $0 != nil }) { return }
+            if let problem = configuration.problem {
+                throw StartError(description: "watchdog \"\(configuration.name)\": \(problem)")
+            }
+            if let owner = WatchedTargets.claim(target, by: configuration.name) {
+                throw StartError(
+                    description:
+                        "watchdog \"\(configuration.name)\": \(target.identity) is already watched by watchdog \"\(owner)\" (stop it first)"
+                )
+            }
+            var claimed = true
+            defer { if claimed { WatchedTargets.release(target) } }
             let installError = cprobe_install_handler(configuration.signal)
             guard installError == 0 else {
                 throw StartError(
@@ -72,6 +86,7 @@ public final class Watchdog: Sendable {
             thread.name = "probe-watchdog-\(configuration.name)"
             thread.start()
             started.wait()
+            claimed = false  // kept until stop()
             running.withLock {
                 $0 = Running(
                     loop: loop, stopRequest: stopRequest, finished: finished,
@@ -90,6 +105,7 @@ public final class Watchdog: Sendable {
             // right after the callback returns, releasing its slot and the signal handler.
             if cprobe_gettid() != current.watchdogThread { current.finished.wait() }
             running.withLock { $0 = nil }
+            WatchedTargets.release(target)
         }
     }
 

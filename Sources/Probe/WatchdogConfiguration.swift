@@ -8,7 +8,8 @@ import PerfReport
 public struct WatchdogConfiguration: Sendable {
     /// Names the watchdog in reports, log metadata and metric dimensions.
     public var name: String
-    /// A stall is a busy period longer than this. Default 400 ms; works down to about 20 ms.
+    /// A stall is a busy period longer than this. Default 400 ms; works down to about 20 ms (with
+    /// a `sampleInterval` no longer than it: `start()` refuses a threshold below the interval).
     public var threshold: Duration = .milliseconds(400)
     /// Time between stack samples while a stall lasts; sampling starts at half the threshold.
     public var sampleInterval: Duration = .milliseconds(50)
@@ -43,6 +44,19 @@ public struct WatchdogConfiguration: Sendable {
     public init(name: String, threshold: Duration = .milliseconds(400)) {
         self.name = name
         self.threshold = threshold
+    }
+
+    /// Why this configuration cannot be used, or nil when it can. A threshold below the sample
+    /// interval would end most stalls before their first sample.
+    var problem: String? {
+        if threshold <= .zero { return "the threshold must be positive (it is \(threshold))" }
+        if sampleInterval <= .zero { return "the sample interval must be positive (it is \(sampleInterval))" }
+        if threshold < sampleInterval {
+            return
+                "the threshold (\(threshold)) is below the sample interval (\(sampleInterval)): raise the threshold or lower sampleInterval"
+        }
+        if maxSamplesPerStall < 1 { return "maxSamplesPerStall must be at least 1 (it is \(maxSamplesPerStall))" }
+        return nil
     }
 
     /// `SIGRTMIN + 7`, unless `PROBE_SIGNAL` says otherwise.

@@ -46,6 +46,8 @@ struct WatchDemoCommand: ParsableCommand {
         let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
         let jsonLines = writer.directory.appendingPathComponent("stalls.jsonl").path
         var configuration = WatchdogConfiguration(name: "main", threshold: .milliseconds(thresholdMilliseconds))
+        // The watchdog refuses a threshold below its sample interval: short thresholds sample faster.
+        configuration.sampleInterval = min(configuration.sampleInterval, configuration.threshold / 4)
         configuration.logger = Logger(label: "perfkit.watch-demo")
         configuration.jsonLinesPath = jsonLines
         configuration.onStall = { record in
