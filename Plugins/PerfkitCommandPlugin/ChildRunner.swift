@@ -10,9 +10,6 @@ struct ChildRunner {
     /// `run`: each executable measures into the work folder; the first merges the reports into
     /// the output and, with a baseline, gates on the merged report.
     func run(_ arguments: [String], work: URL) throws {
-        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            return try check(built[0], ["run"] + arguments)
-        }
         let (merging, measuring) = Self.split(
             arguments,
             taking: ["--baseline", "--gate-metric", "--summary", "--threshold", "--alpha", "--format", "--output"])
@@ -37,9 +34,6 @@ struct ChildRunner {
 
     /// `baseline update`: one baseline per executable, merged into the one file.
     func updateBaseline(_ arguments: [String], work: URL) throws {
-        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            return try check(built[0], ["baseline"] + arguments)
-        }
         let (output, rest) = Self.split(arguments, taking: ["--output"])
         let destination = output.last ?? "Reports/baseline.json"
         var parts: [String] = []
@@ -53,9 +47,6 @@ struct ChildRunner {
 
     /// `ci --against REV`: each executable against its own build at REV; one summary.
     func ci(_ arguments: [String], work: URL) throws {
-        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) {
-            return try check(built[0], ["ci"] + arguments)
-        }
         let (summaryOption, rest) = Self.split(arguments, taking: ["--summary"])
         let summary = directory.appendingPathComponent(summaryOption.last ?? "Reports/ci-summary.md")
         var texts: [String] = []

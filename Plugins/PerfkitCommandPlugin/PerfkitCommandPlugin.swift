@@ -27,6 +27,10 @@ struct PerfkitCommandPlugin: CommandPlugin {
             interruption: Interruption())
 
         let rest = Array(arguments.dropFirst())
+        // A command's own help comes from the first executable, whatever the command.
+        if rest.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            return try runner.check(runner.built[0], [command] + rest)
+        }
         switch command {
         case "run":
             try runner.run(rest, work: work)
