@@ -48,7 +48,9 @@ struct ChildRunner {
     /// `ci --against REV`: each executable against its own build at REV; one summary.
     func ci(_ arguments: [String], work: URL) throws {
         let (summaryOption, rest) = Self.split(arguments, taking: ["--summary"])
-        let summary = directory.appendingPathComponent(summaryOption.last ?? "Reports/ci-summary.md")
+        let path = summaryOption.last ?? "Reports/ci-summary.md"
+        // Relative paths are the package directory's, as the children see them.
+        let summary = path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
         var texts: [String] = []
         var regressed = false
         for (index, executable) in try matching(arguments).enumerated() {
