@@ -6,12 +6,19 @@ import PackageDescription
 // - swift-log / swift-metrics: Probe reports stalls into the logging and metrics
 //   backends a service already runs.
 // - malloc-interposer: real allocation counts (LD_PRELOAD'ed into `perfkit run --allocations`).
+// - swift-nio (NIOCore only) and swift-service-lifecycle: ProbeNIO watches an event-loop group and
+//   ProbeServiceLifecycle runs watchdogs as a Service; each in a product of its own, so that Probe,
+//   Harness and perfkit build without them.
 let package = Package(
     name: "perfkit",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "perfkit", targets: ["perfkit"]),
         .library(name: "Probe", targets: ["Probe"]),
+        // Every loop of a SwiftNIO EventLoopGroup watched (one watchdog per loop).
+        .library(name: "ProbeNIO", targets: ["ProbeNIO"]),
+        // Watchdogs as a swift-service-lifecycle Service (Hummingbird, Vapor).
+        .library(name: "ProbeServiceLifecycle", targets: ["ProbeServiceLifecycle"]),
         .library(name: "Harness", targets: ["Harness"]),
         .library(name: "PixelArt", targets: ["PixelArt"]),
         .library(name: "PerfReport", targets: ["PerfReport"]),
@@ -25,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The report model: plain Codable data shared by every producer and consumer.
@@ -57,6 +66,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             exclude: ["README.md"]
+        ),
+        .target(name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(
+            name: "ProbeServiceLifecycle",
+            dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
         .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
@@ -110,6 +124,23 @@ let package = Package(
                 "Probe", "PerfReport", "probe-test-helper",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        // A real MultiThreadedEventLoopGroup watched loop by loop.
+        .testTarget(
+            name: "ProbeNIOTests",
+            dependencies: [
+                "ProbeNIO", "Probe", "PerfReport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The Service in a real ServiceGroup: start, graceful shutdown, an ongoing stall kept.
+        .testTarget(
+            name: "ProbeServiceLifecycleTests",
+            dependencies: [
+                "ProbeServiceLifecycle", "Probe", "PerfReport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),

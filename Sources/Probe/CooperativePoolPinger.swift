@@ -10,8 +10,12 @@ final class CooperativePoolPinger: Pinger {
     /// The priority of the pings, hence the pool watched: on Linux each priority has its own
     /// threads, and tasks created without one from outside a task run at this one.
     static let priority = TaskPriority.medium
-    /// How often the watchdog looks for pool threads that cannot be sampled yet.
+    /// How often the watchdog looks for pool threads that cannot be sampled yet; doubled (up to
+    /// ``longestPreparationInterval``) each time a preparation leaves some still unprepared — a
+    /// busy pool can keep one thread out of reach indefinitely, and trying every second then costs
+    /// the service for nothing.
     static let preparationInterval: UInt64 = 1_000_000_000
+    static let longestPreparationInterval: UInt64 = 32_000_000_000
     /// How long a preparing task holds its thread waiting for the others to start.
     static let preparationPatience: UInt64 = 10_000_000
 
@@ -19,6 +23,7 @@ final class CooperativePoolPinger: Pinger {
     private let signal: Int32
     private let names = PoolThreadNames()
     private let lastPreparation = Atomic<UInt64>(0)
+    private let currentPreparationInterval = Atomic<UInt64>(CooperativePoolPinger.preparationInterval)
 
     init(signal: Int32) {
         self.signal = signal
@@ -46,30 +51,32 @@ final class CooperativePoolPinger: Pinger {
     /// the sampling signal (libdispatch workers block them all), and once the pool is starved no
     /// ping can reach it. So, on the watchdog's first call and then at most once per
     /// ``preparationInterval`` when a pool thread blocks the signal, runs one task per pool
-    /// thread at once; each holds its thread (yielding the CPU) until all have started or
-    /// ``preparationPatience`` has passed, so that they land on distinct threads.
+    /// thread at once; each holds its thread (asleep, not spinning: a busy service must not pay
+    /// CPU for it) until all have started or ``preparationPatience`` has passed, so that they
+    /// land on distinct threads.
     /// Called on the watchdog's thread while no ping is outstanding (the pool is not starved).
     func prepareThreads(now: UInt64) {
         let last = lastPreparation.load(ordering: .relaxed)
-        guard last == 0 || now.saturatingSubtract(last) >= Self.preparationInterval else { return }
+        let interval = currentPreparationInterval.load(ordering: .relaxed)
+        guard last == 0 || now.saturatingSubtract(last) >= interval else { return }
         lastPreparation.store(now, ordering: .relaxed)
         let threads = poolThreads() ?? []
         // The first time, the pool may not have all its threads yet: fill it.
-        guard last == 0 || threads.contains(where: { ThreadInfo.blocks(signal: self.signal, tid: $0.id) }) else {
-            return
+        let unprepared = threads.contains { ThreadInfo.blocks(signal: self.signal, tid: $0.id) }
+        if last != 0 {
+            currentPreparationInterval.store(
+                unprepared ? min(interval * 2, Self.longestPreparationInterval) : Self.preparationInterval,
+                ordering: .relaxed)
+            guard unprepared else { return }
         }
         let count = max(threads.count, ProcessInfo.processInfo.activeProcessorCount)
-        let started = StartedCount()
+        let gathering = Gathering(count: count)
         let signal = self.signal
         let names = self.names
         for _ in 0..<count {
             Task.detached(priority: Self.priority) {
                 if cprobe_prepare_thread(signal) == 1 { names.learnCurrentThread() }
-                started.count.add(1, ordering: .relaxed)
-                let deadline = cprobe_monotonic_ns() + Self.preparationPatience
-                while started.count.load(ordering: .relaxed) < count, cprobe_monotonic_ns() < deadline {
-                    sched_yield()
-                }
+                gathering.arriveAndWait(patience: Self.preparationPatience)
             }
         }
     }
@@ -88,7 +95,21 @@ private final class PoolThreadNames: Sendable {
     }
 }
 
-/// How many preparing tasks have started (an `Atomic` cannot be captured by escaping closures).
-private final class StartedCount: Sendable {
-    let count = Atomic<Int>(0)
+/// Holds each preparing task on its thread until all have started (or the patience ran out), so
+/// that no two land on one thread. Deliberately a synchronous wait inside a task — bounded, and
+/// asleep rather than spinning.
+private final class Gathering: Sendable {
+    private let count: Int
+    private let started = Atomic<Int>(0)
+    private let allStarted = DispatchSemaphore(value: 0)
+
+    init(count: Int) { self.count = count }
+
+    func arriveAndWait(patience: UInt64) {
+        if started.add(1, ordering: .acquiringAndReleasing).newValue == count {
+            for _ in 1..<max(1, count) { allStarted.signal() }
+            return
+        }
+        _ = allStarted.wait(timeout: .now() + .nanoseconds(Int(patience)))
+    }
 }

@@ -1,0 +1,59 @@
+import Hummingbird
+import NIOCore
+import NIOPosix
+import Prometheus
+
+/// The group's event loops, indexed in iteration order: the order ProbeNIO names their watchdogs
+/// in (`event-loop-I`).
+struct IndexedEventLoops: Sendable {
+    let loops: [any EventLoop]
+
+    init(_ group: any EventLoopGroup) { loops = Array(group.makeIterator()) }
+
+    func index(of loop: any EventLoop) -> Int { loops.firstIndex { $0 === loop } ?? -1 }
+
+    /// The loop `loop=I` names, or the one of the request's own connection.
+    func loop(for request: Request, context: LoopRequestContext) throws -> any EventLoop {
+        guard let text = request.uri.queryParameters.get("loop") else { return context.eventLoop }
+        guard let index = Int(text), loops.indices.contains(index) else {
+            throw HTTPError(.badRequest, message: "loop must be 0…\(loops.count - 1)\n")
+        }
+        return loops[index]
+    }
+}
+
+/// The `ms` query parameter: 1…60000.
+func milliseconds(_ request: Request) throws -> Int {
+    guard let ms = request.uri.queryParameters.get("ms", as: Int.self), (1...60_000).contains(ms) else {
+        throw HTTPError(.badRequest, message: "ms must be a whole number of milliseconds, 1…60000\n")
+    }
+    return ms
+}
+
+func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry) -> Router<LoopRequestContext> {
+    let loops = IndexedEventLoops(group)
+    let router = Router(context: LoopRequestContext.self)
+    // The loop a connection landed on, for clients that want to keep off a loop they stall.
+    router.get("fast") { _, context in
+        "ok event-loop-\(loops.index(of: context.eventLoop))\n"
+    }
+    router.get("block") { request, context in
+        let (ms, target) = (try milliseconds(request), try loops.loop(for: request, context: context))
+        try await target.submit { blockTheEventLoop(milliseconds: ms) }.get()
+        return "blocked event-loop-\(loops.index(of: target)) for \(ms) ms\n"
+    }
+    router.get("sleep") { request, context in
+        let (ms, target) = (try milliseconds(request), try loops.loop(for: request, context: context))
+        try await target.submit { sleepOnTheEventLoop(milliseconds: ms) }.get()
+        return "slept on event-loop-\(loops.index(of: target)) for \(ms) ms\n"
+    }
+    router.get("starve") { request, _ in
+        let ms = try milliseconds(request)
+        await starveTheCooperativePool(milliseconds: ms)
+        return "starved the cooperative pool for \(ms) ms\n"
+    }
+    router.get("metrics") { _, _ in
+        registry.emitToString()
+    }
+    return router
+}

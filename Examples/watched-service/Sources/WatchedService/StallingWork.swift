@@ -1,0 +1,43 @@
+import Dispatch
+import Foundation
+
+// The work the stall routes do. Not inlined, so that a stall's stack names them.
+
+/// Spins on the calling thread (an event loop) for `milliseconds`: a cpu-bound stall.
+@inline(never)
+func blockTheEventLoop(milliseconds: Int) {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    var state: UInt64 = 1
+    while DispatchTime.now().uptimeNanoseconds < end { state = state &* 6_364_136_223_846_793_005 &+ 1 }
+    if state == 42 { print("") }
+}
+
+/// Sleeps in a syscall on the calling thread (an event loop): a blocked stall.
+@inline(never)
+func sleepOnTheEventLoop(milliseconds: Int) {
+    // usleep may return early on a signal; sleep the whole time regardless.
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    while true {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now >= end { return }
+        usleep(useconds_t((end - now) / 1000))
+    }
+}
+
+/// Holds a cooperative-pool thread in a synchronous wait (the Swift-concurrency bug Probe's
+/// pool watchdog finds): a semaphore nobody signals, waited for with a timeout.
+@inline(never)
+func waitSynchronouslyInATask(milliseconds: Int) {
+    _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(milliseconds))
+}
+
+/// Takes every default-priority pool thread with a synchronous wait for `milliseconds`: no
+/// other default-priority task (including the server's request handlers) can start meanwhile.
+func starveTheCooperativePool(milliseconds: Int) async {
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<width {
+            group.addTask(priority: .medium) { waitSynchronouslyInATask(milliseconds: milliseconds) }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import NIOPosix
+import Probe
+import ProbeNIO
+import ProbeServiceLifecycle
+import Prometheus
+import ServiceLifecycle
+
+/// `watched-service --port 8080 --stalls stalls.jsonl`: a Hummingbird server whose every event
+/// loop and cooperative pool Probe watches, with routes that stall them on demand.
+@main
+struct WatchedService: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watched-service",
+        abstract: "A Hummingbird service watched by Probe, with routes that stall it on demand.",
+        discussion: """
+            Routes: GET /fast, /block?ms=N[&loop=I] (busy loop on an event loop), /sleep?ms=N[&loop=I] \
+            (usleep on an event loop), /starve?ms=N (every cooperative-pool thread in a synchronous \
+            wait), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
+            """)
+
+    @Option(help: "The TCP port to listen on (0: any free port, printed on start).")
+    var port: Int = 8080
+
+    @Option(help: "Where Probe appends each stall as one JSON line.")
+    var stalls: String
+
+    @Option(name: .customLong("threshold-ms"), help: "A busy period longer than this is a stall.")
+    var thresholdMilliseconds: Int = 100
+
+    @Flag(help: "Run without Probe (to measure what watching costs).")
+    var noProbe = false
+
+    @Option(help: "What Probe watches: all (every event loop and the cooperative pool), loops, pool.")
+    var watch: Watched = .all
+
+    enum Watched: String, ExpressibleByArgument, CaseIterable {
+        case all, loops, pool
+    }
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
+        guard thresholdMilliseconds >= 20 else {
+            throw ValidationError("--threshold-ms must be at least 20 (got \(thresholdMilliseconds))")
+        }
+    }
+
+    func run() async throws {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "watched-service")
+        let group = MultiThreadedEventLoopGroup.singleton
+
+        var services: [any Service] = []
+        if !noProbe {
+            // The watchdogs are the first service: they are stopped last, after the server drains.
+            services.append(WatchdogService(watchdogs: try watchdogs(group: group)))
+        }
+        let app = Application(
+            router: makeRouter(group: group, registry: registry),
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "watched-service"),
+            services: services,
+            onServerRunning: { channel in
+                // Scripts wait for this line (and read the port from it when --port 0).
+                let line = "watched-service: listening on port \(channel.localAddress?.port ?? -1)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            },
+            eventLoopGroupProvider: .shared(group),
+            logger: logger
+        )
+        try await app.runService()
+    }
+
+    /// One watchdog per event loop (`event-loop-N`) and one on the cooperative pool.
+    func watchdogs(group: MultiThreadedEventLoopGroup) throws -> [Watchdog] {
+        var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(thresholdMilliseconds))
+        configuration.sampleInterval = .milliseconds(min(50, thresholdMilliseconds / 2))
+        configuration.jsonLinesPath = stalls
+        configuration.logger = Logger(label: "probe")
+        let loops = EventLoopGroupWatchdog(watching: group, configuration: configuration)
+        configuration.name = "cooperative-pool"
+        let pool = Watchdog(watching: .cooperativePool, configuration: configuration)
+        switch watch {
+        case .all: return loops.watchdogs + [pool]
+        case .loops: return loops.watchdogs
+        case .pool: return [pool]
+        }
+    }
+}

@@ -1,0 +1,130 @@
+"""Starts the built watched-service and talks to it: shared by the integration test, the soak
+and the overhead measurement. Python's standard library only."""
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE = os.path.dirname(HERE)
+BINARY = os.path.join(PACKAGE, ".build", "release", "watched-service")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Service:
+    """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
+
+    def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all"):
+        os.makedirs(workdir, exist_ok=True)
+        self.stalls_path = os.path.join(workdir, "stalls.jsonl")
+        self.log_path = os.path.join(workdir, "service.log")
+        arguments = [binary, "--port", "0", "--stalls", self.stalls_path, "--threshold-ms", str(threshold_ms)]
+        arguments += ["--watch", watch]
+        if not probe:
+            arguments.append("--no-probe")
+        if cpus:
+            arguments = ["taskset", "-c", cpus] + arguments
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.port = self._wait_for_port(timeout=60)
+
+    def _wait_for_port(self, timeout):
+        found = {}
+
+        def read():
+            for line in self.process.stdout:
+                if "listening on port" in line:
+                    found["port"] = int(line.rsplit(" ", 1)[1])
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        check("port" in found, f"the service did not print its port within {timeout} s (log: {self.log_path})")
+        return found["port"]
+
+    def connection(self, timeout=30):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path, connection=None, timeout=30):
+        """(status, body, seconds) of one GET; a new connection unless one is given."""
+        own = connection is None
+        connection = connection or self.connection(timeout)
+        started = time.monotonic()
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            body = response.read().decode()
+            return response.status, body, time.monotonic() - started
+        finally:
+            if own:
+                connection.close()
+
+    def stalls(self):
+        if not os.path.exists(self.stalls_path):
+            return []
+        with open(self.stalls_path) as file:
+            return [json.loads(line) for line in file if line.strip()]
+
+    def metric(self, name):
+        """{labels text: value} of one metric in /metrics."""
+        status, body, _ = self.get("/metrics")
+        check(status == 200, f"/metrics answered {status}")
+        values = {}
+        for line in body.splitlines():
+            if line.startswith(name + "{") or line.startswith(name + " "):
+                key, value = line.rsplit(" ", 1)
+                values[key[len(name):]] = float(value)
+        return values
+
+    def rss_kib(self):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return None
+
+    def terminate(self, timeout=10):
+        """SIGTERM; (exit status, seconds until exit)."""
+        started = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            status = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = self.process.wait()
+        self.log.close()
+        return status, time.monotonic() - started
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def symbols(stack):
+    return [frame.get("symbol") or "" for frame in stack]
+
+
+def loop_of(body):
+    """The loop index /fast answers with ("ok event-loop-1")."""
+    return int(body.strip().rsplit("-", 1)[1])
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)

@@ -1,0 +1,73 @@
+import Foundation
+public import Probe
+public import ServiceLifecycle
+
+/// Runs watchdogs as a swift-service-lifecycle `Service`, the way Hummingbird and Vapor
+/// applications run their parts: ``run()`` starts them and returns once graceful shutdown is
+/// triggered (or the task is cancelled), after stopping them — a stall still going on is then
+/// reported with `ongoing: true`, so none is lost.
+///
+/// List it **first** in the `ServiceGroup`: services shut down in reverse order, so the
+/// watchdogs keep watching while the server drains its requests.
+///
+/// ```swift
+/// let loops = EventLoopGroupWatchdog(watching: MultiThreadedEventLoopGroup.singleton, configuration: …)
+/// let pool = Watchdog(watching: .cooperativePool, configuration: …)
+/// let services: [any Service] = [WatchdogService(watchdogs: loops.watchdogs + [pool]), app]
+/// ```
+public struct WatchdogService: Service {
+    public let watchdogs: [Watchdog]
+
+    public init(watchdogs: [Watchdog]) {
+        self.watchdogs = watchdogs
+    }
+
+    /// Why ``run()`` did not start.
+    public struct RunError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts every watchdog (or none: the first one that cannot start is thrown, the others are
+    /// stopped again), waits for graceful shutdown or cancellation, then stops them all.
+    ///
+    /// A watchdog that is already running when `run()` begins is refused with ``RunError``: the
+    /// service owns its watchdogs' lifetime, so running it twice at once, or starting its
+    /// watchdogs elsewhere too, would have one owner stop them under the other. Stopping (a
+    /// second graceful shutdown, a cancellation after it) is a no-op once they are stopped.
+    public func run() async throws {
+        if let running = watchdogs.first(where: \.isRunning) {
+            throw RunError(
+                description:
+                    "watchdog \"\(running.configuration.name)\" is already running: a WatchdogService starts and stops its watchdogs itself (is the service run twice?)"
+            )
+        }
+        var started: [Watchdog] = []
+        do {
+            for watchdog in watchdogs {
+                try watchdog.start()
+                started.append(watchdog)
+            }
+        } catch {
+            await Self.stop(started)
+            throw error
+        }
+        // Returns on graceful shutdown; throws CancellationError on cancellation: stop either way.
+        try? await gracefulShutdown()
+        await Self.stop(watchdogs)
+    }
+
+    /// `Watchdog.stop()` waits for the watchdog's thread to finish (up to one sample's answer
+    /// timeout): do that on a thread of its own rather than hold a cooperative-pool thread, which
+    /// a starving pool may not have to spare.
+    private static func stop(_ watchdogs: [Watchdog]) async {
+        guard !watchdogs.isEmpty else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                for watchdog in watchdogs { watchdog.stop() }
+                done.resume()
+            }
+            thread.name = "probe-watchdog-stop"
+            thread.start()
+        }
+    }
+}
