@@ -92,7 +92,8 @@ def main():
         growth = max(after_first_minute) - after_first_minute[0]
         check(growth <= RSS_GROWTH_LIMIT_KIB, f"RSS grew by {growth} KiB after the first minute")
         kinds = {kind: sum(1 for made_kind, _, _ in made if made_kind == kind) for kind in expected_class}
-        print(f"soak passed{'' if probe else ' (without Probe)'}: {minutes:g} min, {len(made)} stalls made and recorded once each ({kinds}), "
+        recorded_text = "made and recorded once each" if probe else "made (not recorded: no Probe)"
+        print(f"soak passed{'' if probe else ' (without Probe)'}: {minutes:g} min, {len(made)} stalls {recorded_text} ({kinds}), "
               f"/fast ok {counts['ok']} failed 0, RSS {after_first_minute[0]} -> {after_first_minute[-1]} KiB "
               f"(max growth {growth} KiB after the first minute), SIGTERM exit 0 in {seconds:.2f} s")
     except Failure as failure:

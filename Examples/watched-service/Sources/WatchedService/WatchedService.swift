@@ -59,7 +59,7 @@ struct WatchedService: AsyncParsableCommand {
         var services: [any Service] = []
         if !noProbe {
             // The watchdogs are the first service: they are stopped last, after the server drains.
-            services.append(WatchdogService(watchdogs: try watchdogs(group: group)))
+            services.append(WatchdogService(watchdogs: watchdogs(group: group)))
         }
         let app = Application(
             router: makeRouter(group: group, registry: registry),
@@ -77,7 +77,7 @@ struct WatchedService: AsyncParsableCommand {
     }
 
     /// One watchdog per event loop (`event-loop-N`) and one on the cooperative pool.
-    func watchdogs(group: MultiThreadedEventLoopGroup) throws -> [Watchdog] {
+    func watchdogs(group: MultiThreadedEventLoopGroup) -> [Watchdog] {
         var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(thresholdMilliseconds))
         configuration.sampleInterval = .milliseconds(min(50, thresholdMilliseconds / 2))
         configuration.jsonLinesPath = stalls
