@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
-        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe"]),
+        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe", "CProbe"]),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an
         // executable hands in: perfkit's own and a user's benchmark executables share it.
         .target(
@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "ProbeTests",
             dependencies: [
-                "Probe", "PerfReport", "probe-test-helper",
+                "Probe", "CProbe", "PerfReport", "probe-test-helper",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "CProbe.h"
+#include "FramePointerUnwind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +28,11 @@ pid_t cprobe_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
 enum { PHASE_IDLE = 0, PHASE_REQUESTED = 1, PHASE_WRITING = 2, PHASE_DONE = 3 };
 
-// A request value travels in si_value: magic (16 bits) | generation (40 bits) | slot (8 bits), so
-// the handler can tell our signals from anyone else's and a late answer from the current one.
+// A request value travels in si_value: magic (16 bits) | generation (39 bits) | unwind method
+// (1 bit) | slot (8 bits), so the handler can tell our signals from anyone else's and a late
+// answer from the current one.
 #define REQUEST_MAGIC 0x9b0eULL
-#define GENERATION_MASK ((1ULL << 40) - 1)
+#define GENERATION_MASK ((1ULL << 39) - 1)
 
 typedef struct {
     // (generation << 2) | phase. The watchdog moves IDLE -> REQUESTED; the handler moves
@@ -41,6 +43,8 @@ typedef struct {
     uint64_t generation;  // owned by the watchdog holding the slot
     sem_t answered;
     int depth;
+    int libunwind_steps;
+    uint64_t handler_ns;  // from entering the handler to the answer
     uintptr_t pcs[CPROBE_MAX_FRAMES];
 } probe_slot;
 
@@ -88,8 +92,16 @@ static void pass_on(int signo, siginfo_t *info, void *context) {
     }
 }
 
+static uint64_t clock_ns(clockid_t clock);
+
+// Sample requests this thread's handler has answered (initial-exec: no lazy TLS in a handler).
+static __thread __attribute__((tls_model("initial-exec"))) uint64_t answered_here;
+
+uint64_t cprobe_samples_answered_by_this_thread(void) { return answered_here; }
+
 static void sample_handler(int signo, siginfo_t *info, void *context) {
     int saved_errno = errno;
+    uint64_t entered = clock_ns(CLOCK_MONOTONIC);
     uint64_t value = (uint64_t)(uintptr_t)info->si_value.sival_ptr;
     if (info->si_code != SI_QUEUE || info->si_pid != getpid() || (value >> 48) != REQUEST_MAGIC) {
         pass_on(signo, info, context);
@@ -98,7 +110,8 @@ static void sample_handler(int signo, siginfo_t *info, void *context) {
     }
     atomic_fetch_sub(&outstanding_requests, 1);
     unsigned slot_index = (unsigned)(value & 0xff);
-    uint64_t generation = (value >> 8) & GENERATION_MASK;
+    int method = (int)((value >> 8) & 1);
+    uint64_t generation = (value >> 9) & GENERATION_MASK;
     if (slot_index >= CPROBE_MAX_SLOTS) {
         errno = saved_errno;
         return;
@@ -109,18 +122,11 @@ static void sample_handler(int signo, siginfo_t *info, void *context) {
         errno = saved_errno;  // a stale request the watchdog already gave up on
         return;
     }
-    // Start from the interrupted context (on x86_64 unw_context_t is ucontext_t), so the
-    // handler's own frames and the signal trampoline are never part of the stack.
-    int depth = 0;
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
-        do {
-            unw_word_t ip = 0;
-            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-            slot->pcs[depth++] = (uintptr_t)ip;
-        } while (depth < CPROBE_MAX_FRAMES && unw_step(&cursor) > 0);
-    }
-    slot->depth = depth;
+    int steps = 0;
+    slot->depth = cprobe_unwind_context(context, method, slot->pcs, CPROBE_MAX_FRAMES, &steps);
+    slot->libunwind_steps = steps;
+    slot->handler_ns = clock_ns(CLOCK_MONOTONIC) - entered;
+    answered_here++;
     atomic_store(&slot->state, (generation << 2) | PHASE_DONE);
     sem_post(&slot->answered);
     errno = saved_errno;
@@ -190,6 +196,13 @@ static struct timespec monotonic_deadline(uint64_t timeout_ns) {
 
 /// Waits for the slot to reach `target` until `deadline`; returns the last state seen.
 static uint64_t wait_for_state(probe_slot *slot, uint64_t target, const struct timespec *deadline) {
+    // Most answers come within a few microseconds: spin that long before sleeping, since a
+    // futex wake-up costs as much again as the whole sample.
+    uint64_t spin_until = clock_ns(CLOCK_MONOTONIC) + 20000;
+    do {
+        if (atomic_load(&slot->state) == target) return target;
+        __builtin_ia32_pause();
+    } while (clock_ns(CLOCK_MONOTONIC) < spin_until);
     for (;;) {
         uint64_t state = atomic_load(&slot->state);
         if (state == target) return state;
@@ -200,9 +213,9 @@ static uint64_t wait_for_state(probe_slot *slot, uint64_t target, const struct t
     }
 }
 
-int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, uintptr_t *pcs, int capacity,
-                  int *depth) {
-    *depth = 0;
+int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs,
+                  int capacity, cprobe_sample_info *sample) {
+    memset(sample, 0, sizeof *sample);
     if (slot_index < 0 || slot_index >= CPROBE_MAX_SLOTS) return CPROBE_SAMPLE_SEND_FAILED;
     probe_slot *slot = &slots[slot_index];
     if ((atomic_load(&slot->state) & 3) == PHASE_WRITING) return CPROBE_SAMPLE_SLOT_BUSY;
@@ -215,7 +228,9 @@ int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, uin
     info.si_code = SI_QUEUE;
     info.si_pid = getpid();
     info.si_uid = getuid();
-    info.si_value.sival_ptr = (void *)(uintptr_t)((REQUEST_MAGIC << 48) | (generation << 8) | (uint64_t)slot_index);
+    uint64_t method_bit = method == CPROBE_UNWIND_LIBUNWIND ? 1 : 0;
+    info.si_value.sival_ptr =
+        (void *)(uintptr_t)((REQUEST_MAGIC << 48) | (generation << 9) | (method_bit << 8) | (uint64_t)slot_index);
     atomic_fetch_add(&outstanding_requests, 1);
     if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, signo, &info) != 0) {
         atomic_fetch_sub(&outstanding_requests, 1);
@@ -237,7 +252,9 @@ int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, uin
     }
     int n = slot->depth < capacity ? slot->depth : capacity;
     memcpy(pcs, slot->pcs, (size_t)n * sizeof(uintptr_t));
-    *depth = n;
+    sample->depth = n;
+    sample->libunwind_steps = slot->libunwind_steps;
+    sample->handler_ns = slot->handler_ns;
     atomic_store(&slot->state, (generation << 2) | PHASE_IDLE);
     return CPROBE_SAMPLE_OK;
 }
@@ -278,12 +295,20 @@ int cprobe_prepare_thread(int signo) {
     uint64_t bit = (uint64_t)1 << (signo - 1);
     if (prepared_signals & bit) return 0;
     cprobe_prime_unwinder();
+    if (!cprobe_thread_attached()) cprobe_attach_thread();
     cprobe_unblock_signal(signo);
     prepared_signals |= bit;
     return 1;
 }
 
 int cprobe_unwind_self(uintptr_t *pcs, int capacity) { return unwind_here(pcs, capacity); }
+
+__attribute__((noinline)) int cprobe_unwind_self_with(int method, uintptr_t *pcs, int capacity) {
+    // unw_context_t is a ucontext_t on x86_64: the same input the signal handler gets.
+    unw_context_t context;
+    if (unw_getcontext(&context) != 0) return 0;
+    return cprobe_unwind_context(&context, method, pcs, capacity, NULL);
+}
 
 // MARK: - Clocks
 

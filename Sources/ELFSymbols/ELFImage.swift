@@ -113,6 +113,21 @@ public struct ELFImage: Sendable {
         return nil
     }
 
+    /// Every function symbol's link-time address and size, by address (aliases repeated).
+    public var functionRanges: [(address: UInt64, size: UInt64)] {
+        entries.map { ($0.address, $0.size) }
+    }
+
+    /// The file offset of link-time `address`, or nil when no loadable segment holds it (the
+    /// inverse of ``virtualAddress(forFileOffset:)``).
+    public func fileOffset(forVirtualAddress address: UInt64) -> UInt64? {
+        for segment in loadSegments
+        where address >= segment.virtualAddress && address - segment.virtualAddress < segment.fileSize {
+            return address - segment.virtualAddress + segment.fileOffset
+        }
+        return nil
+    }
+
     /// The first function symbol with exactly this (mangled) name.
     public func function(named name: String) -> Symbol? {
         let wanted = Array(name.utf8) + [0]

@@ -23,6 +23,7 @@ public final class Heartbeat: Sendable {
     /// asynchronous signal). Use the same signal as the watchdog's configuration.
     public static func currentThread(signal: Int32 = WatchdogConfiguration.defaultSignal) -> Heartbeat {
         cprobe_prime_unwinder()
+        cprobe_attach_thread()
         cprobe_unblock_signal(signal)
         return Heartbeat(threadID: cprobe_gettid())
     }

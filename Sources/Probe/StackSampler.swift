@@ -1,17 +1,42 @@
 import CProbe
 
 /// Takes single stack samples of other threads of this process, the way a ``Watchdog`` does:
-/// a real-time signal to the thread, libunwind in the C handler, a wait with a timeout.
+/// a real-time signal to the thread, an unwind in the C handler, a wait with a timeout.
 ///
-/// The thread must have unblocked the signal and should have primed libunwind
-/// (``Heartbeat/currentThread(signal:)`` does both for the calling thread).
+/// The thread must have unblocked the signal and should have been prepared
+/// (``Heartbeat/currentThread(signal:)`` does both for the calling thread): unprepared threads
+/// are unwound with libunwind alone.
 public final class StackSampler {
+    /// How the handler unwinds the interrupted thread.
+    public enum UnwindMethod: Sendable {
+        /// Frame records, with libunwind only where they do not hold (code without frame
+        /// pointers, the interrupted frame the first time its pc is seen). The default.
+        case framePointers
+        /// libunwind's DWARF unwinding for every frame.
+        case libunwind
+
+        var cValue: Int32 {
+            self == .libunwind ? Int32(CPROBE_UNWIND_LIBUNWIND) : Int32(CPROBE_UNWIND_FRAME_POINTERS)
+        }
+    }
+
+    /// One answered sample.
+    public struct Sample: Sendable {
+        /// Program counters, innermost first (the first is the interrupted instruction).
+        public var stack: [UInt]
+        /// Frames the handler unwound with libunwind.
+        public var libunwindFrames: Int
+        /// Time the handler spent, from entry to the answer.
+        public var handlerNanoseconds: UInt64
+    }
+
     public let signal: Int32
     private let slot: Int32
     private let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
 
     public init(signal: Int32 = WatchdogConfiguration.defaultSignal) throws {
         self.signal = signal
+        FramePointerCode.publish()
         let error = cprobe_install_handler(signal)
         guard error == 0 else {
             throw Watchdog.StartError(description: "cannot install the handler for signal \(signal)")
@@ -30,11 +55,23 @@ public final class StackSampler {
     }
 
     /// The thread's stack (innermost first), or nil when it did not answer within `timeout`.
-    public func sample(threadID: Int32, timeout: Duration = .milliseconds(100)) -> [UInt]? {
-        var depth: Int32 = 0
-        let result = cprobe_sample(slot, signal, threadID, timeout.nanoseconds, buffer, CPROBE_MAX_FRAMES, &depth)
+    public func sample(
+        threadID: Int32, timeout: Duration = .milliseconds(100), method: UnwindMethod = .framePointers
+    ) -> [UInt]? {
+        takeSample(threadID: threadID, timeout: timeout, method: method)?.stack
+    }
+
+    /// The thread's stack with what the handler measured, or nil when it did not answer in time.
+    public func takeSample(
+        threadID: Int32, timeout: Duration = .milliseconds(100), method: UnwindMethod = .framePointers
+    ) -> Sample? {
+        var info = cprobe_sample_info()
+        let result = cprobe_sample(
+            slot, signal, threadID, timeout.nanoseconds, method.cValue, buffer, CPROBE_MAX_FRAMES, &info)
         guard result == Int32(CPROBE_SAMPLE_OK) else { return nil }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(depth)))
+        return Sample(
+            stack: Array(UnsafeBufferPointer(start: buffer, count: Int(info.depth))),
+            libunwindFrames: Int(info.libunwind_steps), handlerNanoseconds: info.handler_ns)
     }
 
     /// The calling thread's kernel thread id.

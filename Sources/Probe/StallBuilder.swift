@@ -2,8 +2,9 @@ import CProbe
 import Foundation
 import PerfReport
 
-/// Turns one stall episode's raw samples into a `StallRecord`: symbolicated stacks aggregated
-/// into a call tree, the most frequent stack, a group key and a classification.
+/// Turns one stall episode's samples into a `StallRecord`: the distinct stacks symbolicated once
+/// each and merged into a call tree with their counts, the most frequent stack, a group key and
+/// a classification.
 enum StallBuilder {
     static func record(
         for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, now: UInt64,
@@ -24,7 +25,7 @@ enum StallBuilder {
             cpu = Double(after - before)
         }
         let observedWall = Double(max(1, now.saturatingSubtract(episode.firstSeen)))
-        let states = episode.samples.map(\.state)
+        let states = episode.samples.states
         // A queue nobody drained during the whole stall was waiting for a worker thread.
         let classification =
             episode.threadID == nil ? .starved : classify(cpu: cpu, wall: observedWall, states: states)
@@ -35,10 +36,8 @@ enum StallBuilder {
         return StallRecord(
             watchdog: watchdog, threadID: tid, start: start, durationNanoseconds: Double(duration), ongoing: ongoing,
             thresholdNanoseconds: Double(threshold), threadCPUNanoseconds: cpu, classification: classification,
-            threadStates: states, sampleCount: episode.samples.count,
-            unansweredSamples: episode.samples.count { $0.stack == nil && $0.syscall == nil }, callTree: tree,
-            topStack: top,
-            groupKey: groupKey(top))
+            threadStates: states, sampleCount: episode.samples.sampleCount,
+            unansweredSamples: episode.samples.unanswered, callTree: tree, topStack: top, groupKey: groupKey(top))
     }
 
     /// A starvation of the cooperative pool: every pool thread's samples merged into the call
@@ -58,28 +57,35 @@ enum StallBuilder {
         let threads = perThread.map { entry in
             ThreadStack(
                 threadID: entry.thread.thread.id, name: entry.thread.thread.name,
-                threadStates: entry.thread.samples.map(\.state), sampleCount: entry.thread.samples.count,
-                unansweredSamples: entry.thread.samples.count { $0.stack == nil && $0.syscall == nil },
-                topStack: mostFrequent(entry.stacks))
+                threadStates: entry.thread.samples.states, sampleCount: entry.thread.samples.sampleCount,
+                unansweredSamples: entry.thread.samples.unanswered, topStack: mostFrequent(entry.stacks))
         }
         let dominant = threads.first { $0.topStack.map(functionKey) == topKey } ?? threads.first
-        let samples = episode.poolThreads.flatMap(\.samples)
+        let states = episode.poolThreads.flatMap(\.samples.states)
         return StallRecord(
             watchdog: watchdog, threadID: dominant?.threadID ?? 0, start: start,
             durationNanoseconds: Double(duration), ongoing: ongoing, thresholdNanoseconds: Double(threshold),
-            threadCPUNanoseconds: nil, classification: .starved, threadStates: samples.map(\.state),
-            sampleCount: samples.count, unansweredSamples: threads.reduce(0) { $0 + $1.unansweredSamples },
+            threadCPUNanoseconds: nil, classification: .starved, threadStates: states,
+            sampleCount: states.count, unansweredSamples: threads.reduce(0) { $0 + $1.unansweredSamples },
             callTree: callTree(stacks), topStack: top, groupKey: groupKey(top), threads: threads)
     }
 
-    /// The samples' stacks, symbolicated; a sample left unsignalled in a sleep stands for its
-    /// syscall, an unanswered one is left out.
-    static func symbolicatedStacks(_ samples: [StallSample], symbolicator: Symbolicator) -> [[StackFrame]] {
-        samples.compactMap { sample -> [StackFrame]? in
-            if let stack = sample.stack { return symbolicator.symbolicate(stack: stack) }
-            // Not signalled, to keep its sleep intact: the syscall stands in for the stack.
-            return sample.syscall.map { [StackFrame(address: 0, symbol: "[syscall \($0)]")] }
+    /// A distinct stack with the number of samples that saw it.
+    typealias WeightedStack = (frames: [StackFrame], count: Int)
+
+    /// The distinct stacks, symbolicated once each; a sleep that was neither signalled nor
+    /// unwound stands as its syscall. Samples past the distinct-stack limit stand as one frame.
+    static func symbolicatedStacks(_ samples: ThreadSamples, symbolicator: Symbolicator) -> [WeightedStack] {
+        var stacks: [WeightedStack] = samples.weighted.map { seen, count in
+            switch seen {
+            case .stack(let pcs): return (symbolicator.symbolicate(stack: pcs), count)
+            case .syscall(let name): return ([StackFrame(address: 0, symbol: "[syscall \(name)]")], count)
+            }
         }
+        if samples.overflow > 0 {
+            stacks.append(([StackFrame(address: 0, symbol: "[more distinct stacks than kept]")], samples.overflow))
+        }
+        return stacks
     }
 
     /// CPU-bound: CPU time close to wall time. Blocked: asleep or in disk wait with little CPU.
@@ -132,30 +138,30 @@ enum StallBuilder {
     }
 
     /// Samples merged root first; each node counts the samples that passed through it.
-    static func callTree(_ stacks: [[StackFrame]]) -> CallTreeNode? {
+    static func callTree(_ stacks: [WeightedStack]) -> CallTreeNode? {
         guard !stacks.isEmpty else { return nil }
         let root = Node(frame: nil)
-        for stack in stacks {
-            root.count += 1
+        for (stack, count) in stacks {
+            root.count += count
             var node = root
             for frame in stack.reversed() {
                 node = node.child(frame)
-                node.count += 1
+                node.count += count
             }
         }
         return root.freeze()
     }
 
     /// The stack seen most often (by function names), innermost first.
-    static func mostFrequent(_ stacks: [[StackFrame]]) -> [StackFrame] {
+    static func mostFrequent(_ stacks: [WeightedStack]) -> [StackFrame] {
         var counts: [[String]: (count: Int, first: Int)] = [:]
         for (index, stack) in stacks.enumerated() {
-            let key = stack.map(functionKey)
-            counts[key, default: (0, index)].count += 1
+            let key = stack.frames.map(functionKey)
+            counts[key, default: (0, index)].count += stack.count
         }
         guard let best = counts.max(by: { ($0.value.count, -$0.value.first) < ($1.value.count, -$1.value.first) })
         else { return [] }
-        return stacks[best.value.first]
+        return stacks[best.value.first].frames
     }
 
     /// Stalls with the same innermost frames share a key.

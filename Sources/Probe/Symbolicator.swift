@@ -21,6 +21,8 @@ public final class Symbolicator: Sendable {
         var end: UInt64
         var fileOffset: UInt64
         var path: String
+        /// Readable and executable (`r-x`): code whose bytes can be read in place.
+        var executable = false
     }
 
     private struct State {
@@ -128,7 +130,11 @@ public final class Symbolicator: Sendable {
                 let offset = UInt64(fields[2], radix: 16)
             else { continue }
             let path = fields.count == 6 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
-            result.append(Mapping(start: start, end: end, fileOffset: offset, path: path))
+            let permissions = fields[1]
+            result.append(
+                Mapping(
+                    start: start, end: end, fileOffset: offset, path: path,
+                    executable: permissions.hasPrefix("r") && permissions.dropFirst(2).hasPrefix("x")))
         }
         return result.sorted { $0.start < $1.start }
     }

@@ -12,9 +12,16 @@ public struct WatchdogConfiguration: Sendable {
     /// a `sampleInterval` no longer than it: `start()` refuses a threshold below the interval).
     public var threshold: Duration = .milliseconds(400)
     /// Time between stack samples while a stall lasts; sampling starts at half the threshold.
-    public var sampleInterval: Duration = .milliseconds(50)
-    /// Most samples kept per stall (bounded memory); later samples are not taken.
-    public var maxSamplesPerStall: Int = 64
+    /// At the default 1 ms a 600 ms stall gives a profile of several hundred samples: one sample
+    /// costs the stalled thread about a microsecond in the signal handler (frame records; see
+    /// the README for the measured cost), and `samplingBudget` caps it.
+    public var sampleInterval: Duration = .milliseconds(1)
+    /// Most samples per stall (per thread for a pool starvation); later samples are not taken.
+    /// Memory stays bounded either way: samples are aggregated into distinct stacks as they come.
+    public var maxSamplesPerStall: Int = 5000
+    /// Largest share of the stalled thread's time its samples' signal handler may take (measured
+    /// in the handler): a sample that would exceed it is skipped. Default 1%.
+    public var samplingBudget: Double = 0.01
     /// How long the watchdog waits for the signal handler's answer before recording "no answer".
     public var answerTimeout: Duration = .milliseconds(50)
     /// How many recent stalls ``Watchdog/recentStalls`` keeps.
@@ -56,6 +63,9 @@ public struct WatchdogConfiguration: Sendable {
                 "the threshold (\(threshold)) is below the sample interval (\(sampleInterval)): raise the threshold or lower sampleInterval"
         }
         if maxSamplesPerStall < 1 { return "maxSamplesPerStall must be at least 1 (it is \(maxSamplesPerStall))" }
+        if !(samplingBudget > 0 && samplingBudget <= 1) {
+            return "samplingBudget must be above 0 and at most 1 (it is \(samplingBudget))"
+        }
         return nil
     }
 

@@ -16,6 +16,7 @@ final class WatchdogLoop: @unchecked Sendable {
     private let poolPinger: CooperativePoolPinger?
 
     private let tick: UInt64
+    private let sampleInterval: UInt64
     private let threshold: UInt64
     private let pingInterval: UInt64
     /// A wake-up later than this (or a CLOCK_BOOTTIME jump) means the whole process was paused.
@@ -37,8 +38,9 @@ final class WatchdogLoop: @unchecked Sendable {
         poolPinger = pinger as? CooperativePoolPinger
         if case .heartbeat(let beat) = watchdog.target { heartbeat = beat } else { heartbeat = nil }
         threshold = max(1_000_000, configuration.threshold.nanoseconds)
-        let sampleInterval = max(1_000_000, configuration.sampleInterval.nanoseconds)
-        tick = max(2_000_000, min(sampleInterval, threshold / 4))
+        sampleInterval = max(100_000, configuration.sampleInterval.nanoseconds)
+        // Between stalls the loop only looks for busy periods; samples have their own schedule.
+        tick = max(2_000_000, min(50_000_000, threshold / 4))
         pingInterval = max(2_000_000, threshold / 4)
         pauseTolerance = max(threshold / 2, 50_000_000)
     }
@@ -50,23 +52,26 @@ final class WatchdogLoop: @unchecked Sendable {
             cprobe_slot_release(slot)
             cprobe_uninstall_handler(configuration.signal)
         }
+        FramePointerCode.publishInBackground()
         poolPinger?.prepareThreads(now: cprobe_monotonic_ns())
         if let pinger { sendPing(pinger, now: cprobe_monotonic_ns()) }
         var bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- cprobe_monotonic_ns())
         var expectedWake = cprobe_monotonic_ns() + tick
         while true {
-            let timeout = expectedWake.saturatingSubtract(cprobe_monotonic_ns())
+            var wake = expectedWake
+            if let episode, episode.sampling { wake = min(wake, episode.nextSampleAt) }
+            let timeout = wake.saturatingSubtract(cprobe_monotonic_ns())
             if stopRequest.wait(timeout: .now() + .nanoseconds(Int(timeout))) == .success { break }
             let now = cprobe_monotonic_ns()
             // A late wake-up of this thread, or CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC
             // (the machine was suspended), is time the watched thread could not run either.
-            let lateness = now > expectedWake ? now - expectedWake : 0
+            let lateness = now > wake ? now - wake : 0
             let newBootOffset = Int64(bitPattern: cprobe_boottime_ns() &- now)
             let suspended = UInt64(max(0, newBootOffset - bootOffset))
             bootOffset = newBootOffset
             let pause = max(lateness, suspended)
             observe(now: now, pause: pause > pauseTolerance ? pause : 0)
-            expectedWake = cprobe_monotonic_ns() + tick
+            if now >= expectedWake { expectedWake = cprobe_monotonic_ns() + tick }
         }
         if let episode, episode.confirmed, !episode.reported {
             finish(episode, ongoing: true, now: cprobe_monotonic_ns())
@@ -135,12 +140,19 @@ final class WatchdogLoop: @unchecked Sendable {
         current.lastSeen = now
         if effective >= threshold { current.confirmed = true }
         if effective >= threshold / 2, now >= current.nextSampleAt {
-            if let tid = current.threadID, current.samples.count < configuration.maxSamplesPerStall {
-                takeSample(of: tid, into: &current.samples, lastSyscall: &current.lastSyscall)
-            } else if let poolPinger {
-                samplePool(poolPinger, into: &current)
+            if !current.sampling {
+                current.sampling = true
+                current.samplingSince = now
             }
-            current.nextSampleAt = cprobe_monotonic_ns() + max(1_000_000, configuration.sampleInterval.nanoseconds)
+            if let tid = current.threadID {
+                if current.samples.sampleCount < configuration.maxSamplesPerStall {
+                    takeSample(of: tid, into: &current.samples, since: current.samplingSince, now: now)
+                }
+            } else if let poolPinger {
+                samplePool(poolPinger, into: &current, now: now)
+            }
+            // On schedule, not from now: a late wake-up does not stretch the interval for good.
+            current.nextSampleAt = max(current.nextSampleAt + sampleInterval, now + sampleInterval / 2)
         }
         if current.confirmed, !current.reported, effective >= configuration.reportOngoingAfter.nanoseconds {
             finish(current, ongoing: true, now: now)
@@ -151,12 +163,12 @@ final class WatchdogLoop: @unchecked Sendable {
 
     /// Samples every thread of the starved pool; a thread seen for the first time joins the
     /// episode (the pool may grow or replace threads while starved).
-    private func samplePool(_ pool: CooperativePoolPinger, into episode: inout StallEpisode) {
+    private func samplePool(_ pool: CooperativePoolPinger, into episode: inout StallEpisode, now: UInt64) {
         for thread in pool.poolThreads() ?? [] {
             var entry =
                 episode.poolThreads.first { $0.thread == thread } ?? PoolThreadSamples(thread: thread)
-            guard entry.samples.count < configuration.maxSamplesPerStall else { continue }
-            takeSample(of: thread.id, into: &entry.samples, lastSyscall: &entry.lastSyscall)
+            guard entry.samples.sampleCount < configuration.maxSamplesPerStall else { continue }
+            takeSample(of: thread.id, into: &entry.samples, since: episode.samplingSince, now: now)
             if let index = episode.poolThreads.firstIndex(where: { $0.thread == thread }) {
                 episode.poolThreads[index] = entry
             } else {
@@ -165,38 +177,45 @@ final class WatchdogLoop: @unchecked Sendable {
         }
     }
 
-    private func takeSample(of tid: Int32, into samples: inout [StallSample], lastSyscall: inout String?) {
+    private func takeSample(of tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
         let state = ThreadInfo.state(of: tid)
-        let syscall = ThreadInfo.syscallLine(of: tid)
-        // A thread asleep in the same syscall as at the previous sample is in the same wait: reuse
-        // that stack instead of signalling it again, which would interrupt the wait (EINTR).
-        if state == "S" || state == "D", let syscall, syscall != "running", syscall == lastSyscall,
-            let previous = samples.last(where: { $0.stack != nil })?.stack
-        {
-            samples.append(StallSample(stack: previous, state: state))
-            return
+        if state == "S" || state == "D", let line = ThreadInfo.syscallLine(of: tid), line != "running" {
+            // Blocked: the stack is read from /proc and the stack memory, never by a signal,
+            // which would cut a sleep short (EINTR) or wake a wait. The same wait as at the
+            // previous sample has the same stack.
+            if let last = samples.lastWait, last.line == line {
+                samples.add(last.seen, state: state)
+                return
+            }
+            if let stack = BlockedThreadStack.unwind(tid: tid, syscallLine: line) {
+                samples.lastWait = (line, .stack(stack))
+                samples.add(.stack(stack), state: state)
+                return
+            }
+            if !configuration.interruptSleepingSyscalls, let name = ThreadInfo.interruptibleSleep(syscallLine: line) {
+                samples.lastWait = (line, .syscall(name))
+                samples.add(.syscall(name), state: state)
+                return
+            }
         }
-        lastSyscall = syscall
-        // nanosleep, poll, epoll_wait … return EINTR when a handler runs, even with SA_RESTART:
-        // record where the thread sleeps instead of changing how long it sleeps.
-        if !configuration.interruptSleepingSyscalls, state == "S", let syscall,
-            let name = ThreadInfo.interruptibleSleep(syscallLine: syscall)
-        {
-            samples.append(StallSample(stack: nil, state: state, syscall: name))
-            return
-        }
+        samples.lastWait = nil
+        // The handler's time on the stalled thread stays within the budget: a sample that would
+        // exceed it is not taken (deep stacks through code without frame records cost the most).
+        let allowed = configuration.samplingBudget * Double(now.saturatingSubtract(since) + sampleInterval)
+        if Double(samples.handlerNanoseconds) > allowed { return }
         if ThreadInfo.blocks(signal: configuration.signal, tid: tid) {
-            samples.append(StallSample(stack: nil, state: state))
+            samples.add(nil, state: state)
             return
         }
-        var depth: Int32 = 0
+        var info = cprobe_sample_info()
         let result = cprobe_sample(
-            slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds, buffer, CPROBE_MAX_FRAMES, &depth)
-        if result == Int32(CPROBE_SAMPLE_OK), depth > 0 {
-            samples.append(
-                StallSample(stack: Array(UnsafeBufferPointer(start: buffer, count: Int(depth))), state: state))
+            slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds,
+            Int32(CPROBE_UNWIND_FRAME_POINTERS), buffer, CPROBE_MAX_FRAMES, &info)
+        if result == Int32(CPROBE_SAMPLE_OK), info.depth > 0 {
+            let stack = Array(UnsafeBufferPointer(start: buffer, count: Int(info.depth)))
+            samples.add(.stack(stack), state: state, handlerNanoseconds: info.handler_ns)
         } else {
-            samples.append(StallSample(stack: nil, state: state))
+            samples.add(nil, state: state)
         }
     }
 
@@ -221,9 +240,11 @@ struct StallEpisode {
     var pausedDuring = false
     var confirmed = false
     var reported = false
+    /// Sampling began (at half the threshold); samples follow every sample interval from then.
+    var sampling = false
+    var samplingSince: UInt64 = 0
     var nextSampleAt: UInt64 = 0
-    var lastSyscall: String?
-    var samples: [StallSample] = []
+    var samples = ThreadSamples()
     /// A starvation of the cooperative pool: no one thread stalls, every pool thread is sampled.
     var isPoolStarvation: Bool
     var poolThreads: [PoolThreadSamples] = []
@@ -242,16 +263,7 @@ struct StallEpisode {
 /// The samples of one pool thread during a starvation.
 struct PoolThreadSamples {
     var thread: PoolThread
-    var samples: [StallSample] = []
-    var lastSyscall: String?
-}
-
-struct StallSample {
-    /// Program counters, innermost first; nil when the handler gave no answer (or was not asked).
-    var stack: [UInt]?
-    var state: String
-    /// Set instead of a stack when the thread slept in a syscall a signal would cut short.
-    var syscall: String? = nil
+    var samples = ThreadSamples()
 }
 
 extension UInt64 {

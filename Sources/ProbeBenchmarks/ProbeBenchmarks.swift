@@ -1,11 +1,13 @@
+import CProbe
 import Dispatch
 import Foundation
 import Harness
 @_spi(Benchmarks) import Probe
 import Synchronization
 
-/// What the watchdog costs: one stack sample at several depths, one ping, symbolication cold and
-/// cached, a startup mark, and a busy loop with and without a watchdog watching it.
+/// What the watchdog costs: one stack sample at several depths (frame records and libunwind side
+/// by side), the unwind alone, the cost of sampling a stalled thread every millisecond, one ping,
+/// symbolication cold and cached, a startup mark, and a busy loop with and without a watchdog.
 public let probeSuite = BenchmarkSuite(
     name: "Probe",
     benchmarks: [
@@ -15,6 +17,38 @@ public let probeSuite = BenchmarkSuite(
             body: { target, iterations in
                 for _ in 0..<iterations { target.record(target.sampler.sample(threadID: target.threadID)?.count) }
             },
+            teardown: { $0.stop() }),
+        Benchmark(
+            "Probe/sample/stack-depth-libunwind", parameters: [8, 32, 96],
+            setup: { depth in try SampledThread(depth: depth ?? 8) },
+            body: { target, iterations in
+                for _ in 0..<iterations {
+                    target.record(target.sampler.sample(threadID: target.threadID, method: .libunwind)?.count)
+                }
+            },
+            teardown: { $0.stop() }),
+        // The walk the signal handler does, timed on the benchmark's own thread from a context
+        // captured in place: what one sample costs the interrupted thread besides the signal.
+        Benchmark(
+            "Probe/unwind/frame-pointers", parameters: [8, 32, 96],
+            setup: { depth in UnwindDepth(depth: depth ?? 8) },
+            body: { target, iterations in target.unwind(iterations, method: .framePointers) }),
+        Benchmark(
+            "Probe/unwind/libunwind", parameters: [8, 32, 96],
+            setup: { depth in UnwindDepth(depth: depth ?? 8) },
+            body: { target, iterations in target.unwind(iterations, method: .libunwind) }),
+        // A stalled thread's fixed work, sampled every millisecond from another thread (as a
+        // watchdog does during a stall) or not at all: the difference is the sampling's cost to
+        // the stalled thread, signal delivery included.
+        Benchmark(
+            "Probe/sample/stalled-work-unsampled",
+            setup: { _ in try StalledWork(sampleEvery: nil) },
+            body: { work, iterations in work.run(iterations) },
+            teardown: { $0.stop() }),
+        Benchmark(
+            "Probe/sample/stalled-work-sampled-1ms",
+            setup: { _ in try StalledWork(sampleEvery: .milliseconds(1)) },
+            body: { work, iterations in work.run(iterations) },
             teardown: { $0.stop() }),
         Benchmark(
             "Probe/ping/serial-queue",
@@ -127,6 +161,89 @@ private func spin(depth: Int, state: SampledThread.SpinState) {
     }
     state.tid.store(StackSampler.currentThreadID, ordering: .releasing)
     while !state.stop.load(ordering: .relaxed) {}
+}
+
+/// Unwinds the benchmark's own thread from `depth` frames down.
+final class UnwindDepth {
+    let depth: Int
+    private let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
+
+    init(depth: Int) {
+        self.depth = depth
+        cprobe_prime_unwinder()
+        cprobe_attach_thread()
+    }
+
+    deinit { buffer.deallocate() }
+
+    func unwind(_ iterations: Int, method: StackSampler.UnwindMethod) {
+        let method = method == .libunwind ? Int32(CPROBE_UNWIND_LIBUNWIND) : Int32(CPROBE_UNWIND_FRAME_POINTERS)
+        descend(depth, iterations, method)
+    }
+
+    @inline(never)
+    private func descend(_ level: Int, _ iterations: Int, _ method: Int32) {
+        if level > 1 {
+            descend(level - 1, iterations, method)
+            blackHole(level)  // work after the call: no tail call, so every level stays a frame
+            return
+        }
+        for _ in 0..<iterations {
+            blackHole(cprobe_unwind_self_with(method, buffer, CPROBE_MAX_FRAMES))
+        }
+    }
+}
+
+/// Fixed CPU work on the benchmark's thread, 32 frames deep, optionally sampled at an interval by
+/// a sampler thread the way a watchdog samples a stalled thread.
+final class StalledWork: @unchecked Sendable {  // the sampler thread only reads `threadID`
+    private let sampler: StackSampler?
+    private let threadID = StackSampler.currentThreadID
+    private let stopRequest = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(sampleEvery interval: Duration?) throws {
+        _ = Heartbeat.currentThread()  // prepares this thread as a watched thread is
+        guard let interval else {
+            sampler = nil
+            return
+        }
+        sampler = try StackSampler()
+        let nanoseconds = UInt32(interval.components.attoseconds / 1_000_000_000)
+        Thread { [self] in
+            while !stopRequest.load(ordering: .relaxed) {
+                _ = sampler?.sample(threadID: threadID)
+                usleep(nanoseconds / 1000)
+            }
+            stopped.signal()
+        }.start()
+    }
+
+    func run(_ iterations: Int) { descend(32, iterations) }
+
+    @inline(never)
+    private func descend(_ level: Int, _ iterations: Int) {
+        if level > 1 {
+            descend(level - 1, iterations)
+            blackHole(level)
+            return
+        }
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<iterations {
+            for _ in 0..<1000 {
+                x ^= x << 13
+                x ^= x >> 7
+                x ^= x << 17
+            }
+        }
+        blackHole(x)
+    }
+
+    func stop() {
+        guard sampler != nil else { return }
+        stopRequest.store(true, ordering: .relaxed)
+        stopped.wait()
+    }
 }
 
 /// Posts watchdog pings to a serial queue and waits for the last one.

@@ -1,3 +1,4 @@
+import CProbe
 import Foundation
 import PerfReport
 import Synchronization
@@ -8,8 +9,19 @@ import Testing
 typealias PerfReportStall = StallRecord
 
 @inline(never)
-func stallingQueueWorkForProbeTest() {
-    spinForProbeTest(milliseconds: 300)
+func stallingQueueWorkForProbeTest(milliseconds: Int = 300) {
+    spinForProbeTest(milliseconds: milliseconds)
+}
+
+@inline(never)
+func sleepForProbeTest(microseconds: UInt32) {
+    usleep(microseconds)
+}
+
+@inline(never)
+func readForProbeTest(_ fd: Int32) -> Int {
+    var byte: UInt8 = 0
+    return read(fd, &byte, 1)
 }
 
 @Suite(.serialized)
@@ -68,27 +80,100 @@ struct WatchdogTests {
         #expect(collector.all.isEmpty)
     }
 
-    @Test func sleepingStallIsBlockedAndItsSleepIsNotCutShort() throws {
+    @Test func sleepingStallIsBlockedAndNamesItsCallerWithoutASignal() throws {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
         let watchdog = Watchdog(
             watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
         try watchdog.start()
-        let slept = Mutex<Double>(0)
+        let slept = Mutex<(nanoseconds: Double, signals: UInt64)>((0, 0))
         thread.run {
             let start = DispatchTime.now().uptimeNanoseconds
-            usleep(400_000)
-            slept.withLock { $0 = Double(DispatchTime.now().uptimeNanoseconds - start) }
+            let signals = cprobe_samples_answered_by_this_thread()
+            sleepForProbeTest(microseconds: 400_000)
+            slept.withLock {
+                $0 = (
+                    Double(DispatchTime.now().uptimeNanoseconds - start),
+                    cprobe_samples_answered_by_this_thread() - signals
+                )
+            }
         }
         Thread.sleep(forTimeInterval: 0.15)
         watchdog.stop()
-        // A signal would have ended usleep early with EINTR.
-        #expect(slept.withLock { $0 } >= 390e6)
+        // A signal would have ended usleep early with EINTR; none was sent.
+        #expect(slept.withLock { $0.nanoseconds } >= 390e6)
+        #expect(slept.withLock { $0.signals } == 0)
         let stalls = collector.all
         try #require(stalls.count == 1)
         #expect(stalls[0].classification == .blocked)
-        #expect(stalls[0].topStack.first?.symbol?.contains("nanosleep") == true, "\(stalls[0].topStack)")
+        let names = stalls[0].topStack.map { $0.symbol ?? "?" }
+        #expect(names.first?.contains("nanosleep") == true, "\(names)")
+        #expect(names.contains { $0.contains("sleepForProbeTest") }, "\(names)")
+    }
+
+    @Test func readBlockedOnAPipeNamesItsCallerAndGetsItsData() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        let watchdog = Watchdog(
+            watching: .heartbeat(thread.heartbeat), configuration: configuration("read", collector: collector))
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        let (reader, writer) = (fds[0], fds[1])
+        try watchdog.start()
+        let result = Mutex<(bytes: Int, signals: UInt64)>((0, 0))
+        let writerThread = Thread {
+            usleep(350_000)
+            _ = write(writer, "x", 1)
+        }
+        writerThread.start()
+        thread.run {
+            let signals = cprobe_samples_answered_by_this_thread()
+            let bytes = readForProbeTest(reader)
+            result.withLock { $0 = (bytes, cprobe_samples_answered_by_this_thread() - signals) }
+        }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        #expect(result.withLock { $0.bytes } == 1)
+        #expect(result.withLock { $0.signals } == 0)
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].classification == .blocked)
+        let names = stalls[0].topStack.map { $0.symbol ?? "?" }
+        #expect(names.contains { $0.contains("readForProbeTest") }, "\(names)")
+    }
+
+    @Test func cpuBoundStallIsAProfileOfHundredsOfSamples() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        var settings = configuration("profile", collector: collector)
+        settings.sampleInterval = WatchdogConfiguration(name: "defaults").sampleInterval
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: settings)
+        try watchdog.start()
+        thread.run { stallingQueueWorkForProbeTest(milliseconds: 600) }
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        let stall = stalls[0]
+        // Sampling runs from half the 100 ms threshold to the end: about 550 samples at 1 ms.
+        #expect(stall.sampleCount >= 300, "\(stall.sampleCount) samples")
+        let tree = try #require(stall.callTree)
+        #expect(tree.count == stall.sampleCount - stall.unansweredSamples)
+        // The stalling function holds most samples: find its node on the heaviest path.
+        var node = tree
+        var heaviest: CallTreeNode?
+        while let next = node.children.max(by: { $0.count < $1.count }) {
+            if next.frame?.symbol?.contains("spinForProbeTest") == true { heaviest = next }
+            node = next
+        }
+        #expect((heaviest?.count ?? 0) * 2 > tree.count, "\(allSymbols(tree).prefix(20))")
     }
 
     @Test func lockWaitIsBlockedWithTheWaitingFunctionOnTheStack() throws {

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "FramePointerUnwind.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,11 +48,25 @@ enum {
     CPROBE_SAMPLE_SLOT_BUSY = 3,
 };
 
-/// Asks thread `tid` (of this process) for its stack by sending `signo` carrying the slot and a
-/// new generation number, and waits up to `timeout_ns`. On success copies up to `capacity`
-/// program counters (innermost first, the first one is the interrupted instruction) into `pcs`
-/// and stores their number in `*depth`.
-int cprobe_sample(int slot, int signo, pid_t tid, uint64_t timeout_ns, uintptr_t *pcs, int capacity, int *depth);
+/// What one answered sample brought besides its program counters.
+typedef struct {
+    int depth;
+    /// Frames the handler unwound with libunwind (all of them with CPROBE_UNWIND_LIBUNWIND).
+    int libunwind_steps;
+    /// Time in the handler, from entry to the answer (the signal's delivery is not included).
+    uint64_t handler_ns;
+} cprobe_sample_info;
+
+/// Asks thread `tid` (of this process) for its stack by sending `signo` carrying the slot, the
+/// unwind `method` (CPROBE_UNWIND_…) and a new generation number, and waits up to `timeout_ns`.
+/// On success copies up to `capacity` program counters (innermost first, the first one is the
+/// interrupted instruction) into `pcs` and fills `*sample`.
+int cprobe_sample(int slot, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs, int capacity,
+                  cprobe_sample_info *sample);
+
+/// How many sample requests the calling thread's handler has answered: a thread can tell
+/// whether it was signalled while it slept.
+uint64_t cprobe_samples_answered_by_this_thread(void);
 
 /// Unwinds the calling thread once, so that libunwind's lazy set-up (caches, TLS) happens on this
 /// thread now and never for the first time inside the signal handler. Returns the depth seen.
@@ -60,12 +76,16 @@ int cprobe_prime_unwinder(void);
 /// block all asynchronous signals). Returns 0 or an errno value.
 int cprobe_unblock_signal(int signo);
 
-/// Primes libunwind and unblocks `signo` on the calling thread, once per thread and signal.
+/// Primes libunwind, attaches the thread for frame-pointer walks (``cprobe_attach_thread``) and
+/// unblocks `signo` on the calling thread, once per thread and signal.
 /// Returns 1 when it did so now, 0 when the thread was already prepared, -1 for a bad signal.
 int cprobe_prepare_thread(int signo);
 
 /// Unwinds the calling thread into `pcs` (used by benchmarks to time the unwind itself).
 int cprobe_unwind_self(uintptr_t *pcs, int capacity);
+/// Unwinds the calling thread with `method` (CPROBE_UNWIND_…), exactly as the signal handler
+/// would from an interrupted context here: times the walk alone, without the signal.
+int cprobe_unwind_self_with(int method, uintptr_t *pcs, int capacity);
 
 /// CPU time (user + system) of thread `tid` of this process in ns, or -1.
 int64_t cprobe_thread_cpu_ns(pid_t tid);

@@ -79,7 +79,6 @@ struct WatchedService: AsyncParsableCommand {
     /// One watchdog per event loop (`event-loop-N`) and one on the cooperative pool.
     func watchdogs(group: MultiThreadedEventLoopGroup) -> [Watchdog] {
         var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(thresholdMilliseconds))
-        configuration.sampleInterval = .milliseconds(min(50, thresholdMilliseconds / 2))
         configuration.jsonLinesPath = stalls
         configuration.logger = Logger(label: "probe")
         let loops = EventLoopGroupWatchdog(watching: group, configuration: configuration)

@@ -1,0 +1,391 @@
+// A frame-pointer unwinder for the sampling signal handler, with libunwind where the chain of
+// frame records does not hold.
+//
+// Swift on Linux x86_64 gives every non-leaf function a frame record (`push %rbp; mov %rsp,%rbp`),
+// so most of a Swift stack is a linked list: [rbp] = the caller's rbp, [rbp+8] = the return
+// address. Reading it costs a few nanoseconds a frame, where libunwind parses DWARF unwind
+// tables at about 0.9 µs a frame. Three places break the chain, and each is handled exactly:
+//  - the interrupted frame: a leaf (Swift leaves have no prologue) or a function in its prologue
+//    or epilogue has not set rbp to its own frame, so rbp still points at the caller's record
+//    and the caller would be skipped. Which case holds depends only on the program counter, so
+//    libunwind answers it once per pc and a small lock-free table remembers the answer;
+//  - return addresses into code without frame pointers (glibc, libdispatch, qsort calling back
+//    into Swift): libunwind steps through those frames from the frame record's values and the
+//    walk goes back to frame records when it reaches frame-pointer code again;
+//  - the outermost frames (start_thread, clone3, _start) have no frame records: they were
+//    unwound once, when the thread was attached, and are appended when the walk reaches them.
+// Every read stays inside the thread's stack bounds, taken when it was attached; frame records
+// must move strictly outwards. A thread never attached is unwound with libunwind alone.
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include "FramePointerUnwind.h"
+
+#include <libunwind.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+
+// MARK: - Modules whose code keeps frame records
+
+typedef struct {
+    int count;
+    uintptr_t starts[CPROBE_MAX_FP_RANGES];
+    uintptr_t ends[CPROBE_MAX_FP_RANGES];
+} fp_ranges;
+
+// Published once filled; replaced tables are never freed, because a handler may still read them.
+static _Atomic(fp_ranges *) published_ranges;
+
+int cprobe_set_frame_pointer_ranges(const uintptr_t *starts, const uintptr_t *ends, int count) {
+    if (count < 0 || count > CPROBE_MAX_FP_RANGES) return -1;
+    fp_ranges *table = calloc(1, sizeof *table);
+    if (!table) return -1;
+    // Sorted by start for the handler's binary search.
+    for (int i = 0; i < count; i++) {
+        int j = table->count;
+        while (j > 0 && table->starts[j - 1] > starts[i]) {
+            table->starts[j] = table->starts[j - 1];
+            table->ends[j] = table->ends[j - 1];
+            j--;
+        }
+        table->starts[j] = starts[i];
+        table->ends[j] = ends[i];
+        table->count++;
+    }
+    atomic_store_explicit(&published_ranges, table, memory_order_release);
+    return 0;
+}
+
+int cprobe_in_frame_pointer_code(uintptr_t pc) {
+    const fp_ranges *table = atomic_load_explicit(&published_ranges, memory_order_acquire);
+    if (!table) return 0;
+    int low = 0, high = table->count;
+    while (low < high) {
+        int mid = (low + high) / 2;
+        if (table->starts[mid] <= pc) low = mid + 1; else high = mid;
+    }
+    return low > 0 && pc < table->ends[low - 1];
+}
+
+// MARK: - Attached threads: stack bounds and the outermost frames
+
+typedef struct {
+    uintptr_t low, high;  // [low, high): the thread's stack; high == 0 when not attached
+    int tail_count;
+    uintptr_t tail_cfa[CPROBE_TAIL_FRAMES];  // canonical frame address of each outer frame
+    uintptr_t tail_ip[CPROBE_TAIL_FRAMES];
+} attached_thread;
+
+// initial-exec: read from the signal handler, so no lazy TLS allocation may happen there.
+static __thread __attribute__((tls_model("initial-exec"))) attached_thread this_thread;
+
+int cprobe_attach_thread(void) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return -1;
+    void *address = NULL;
+    size_t size = 0;
+    int ok = pthread_attr_getstack(&attr, &address, &size) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok || !address || size == 0) return -1;
+
+    // The outermost frames, as libunwind sees them from here: kept in a ring so the last
+    // CPROBE_TAIL_FRAMES survive a deep stack.
+    uintptr_t ring_cfa[CPROBE_TAIL_FRAMES], ring_ip[CPROBE_TAIL_FRAMES];
+    int seen = 0;
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0) {
+        while (seen < 4096 && unw_step(&cursor) > 0) {
+            unw_word_t ip = 0, sp = 0;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+            unw_get_reg(&cursor, UNW_REG_SP, &sp);
+            ring_cfa[seen % CPROBE_TAIL_FRAMES] = (uintptr_t)sp;
+            ring_ip[seen % CPROBE_TAIL_FRAMES] = (uintptr_t)ip;
+            seen++;
+        }
+    }
+    attached_thread fresh = {.low = (uintptr_t)address, .high = (uintptr_t)address + size};
+    int count = seen < CPROBE_TAIL_FRAMES ? seen : CPROBE_TAIL_FRAMES;
+    for (int i = 0; i < count; i++) {
+        int index = (seen - count + i) % CPROBE_TAIL_FRAMES;
+        // After a step, sp is that frame's stack pointer at the call: its callee's canonical frame
+        // address, which is what a frame-record walk knows when it meets this return address.
+        fresh.tail_cfa[i] = ring_cfa[index];
+        fresh.tail_ip[i] = ring_ip[index];
+    }
+    fresh.tail_count = count;
+    // A signal may arrive while this is copied: the handler must see bounds only once the tail
+    // is in place.
+    this_thread.high = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    this_thread.low = fresh.low;
+    this_thread.tail_count = fresh.tail_count;
+    memcpy(this_thread.tail_cfa, fresh.tail_cfa, sizeof fresh.tail_cfa);
+    memcpy(this_thread.tail_ip, fresh.tail_ip, sizeof fresh.tail_ip);
+    atomic_signal_fence(memory_order_seq_cst);
+    this_thread.high = fresh.high;
+    return 0;
+}
+
+int cprobe_thread_attached(void) { return this_thread.high != 0; }
+
+// MARK: - The interrupted frame: has it set rbp to its own frame record yet?
+
+enum { FRAME_UNKNOWN = 0, FRAME_RECORD = 1, FRAME_NO_RECORD = 2, FRAME_UNCACHEABLE = 3 };
+
+// Direct-mapped: key = pc, value = kind | (return address offset from sp << 2). The key is
+// cleared while an entry is rewritten, and a reader checks it before and after the value.
+#define PC_CACHE_SIZE 1024
+static struct {
+    _Atomic uintptr_t pc;
+    _Atomic uintptr_t value;
+} pc_cache[PC_CACHE_SIZE];
+
+static size_t pc_slot(uintptr_t pc) { return (pc ^ (pc >> 10)) & (PC_CACHE_SIZE - 1); }
+
+static uintptr_t pc_cache_lookup(uintptr_t pc) {
+    size_t i = pc_slot(pc);
+    if (atomic_load_explicit(&pc_cache[i].pc, memory_order_acquire) != pc) return 0;
+    uintptr_t value = atomic_load_explicit(&pc_cache[i].value, memory_order_acquire);
+    if (atomic_load_explicit(&pc_cache[i].pc, memory_order_acquire) != pc) return 0;
+    return value;
+}
+
+static void pc_cache_store(uintptr_t pc, uintptr_t value) {
+    size_t i = pc_slot(pc);
+    atomic_store_explicit(&pc_cache[i].pc, 0, memory_order_release);
+    atomic_store_explicit(&pc_cache[i].value, value, memory_order_release);
+    atomic_store_explicit(&pc_cache[i].pc, pc, memory_order_release);
+}
+
+// MARK: - Walking
+
+typedef struct {
+    uintptr_t *pcs;
+    int capacity;
+    int depth;
+    uintptr_t low, high;
+    /// The attached thread's outermost frames, when walking the thread that runs this code.
+    const attached_thread *tail;
+    int libunwind_steps;
+} walk_state;
+
+static int push(walk_state *w, uintptr_t pc) {
+    if (w->depth >= w->capacity) return 0;
+    w->pcs[w->depth++] = pc;
+    return w->depth < w->capacity;
+}
+
+static int record_readable(const walk_state *w, uintptr_t fp) {
+    return (fp & 7) == 0 && fp >= w->low && fp <= w->high - 16;
+}
+
+static void context_for(ucontext_t *uc, uintptr_t ip, uintptr_t sp, uintptr_t bp) {
+    memset(uc, 0, sizeof *uc);
+    uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+    uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    uc->uc_mcontext.gregs[REG_RBP] = (greg_t)bp;
+}
+
+static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor);
+
+// libunwind from a frame whose ip is a return address into code without frame records, until a
+// step lands in frame-pointer code again; the frame records then go on from the rbp it recovered.
+static void walk_with_libunwind(walk_state *w, ucontext_t *uc, int signal_frame) {
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)uc, signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) != 0) return;
+    for (;;) {
+        w->libunwind_steps++;
+        if (unw_step(&cursor) <= 0) return;
+        unw_word_t ip = 0, sp = 0, bp = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) return;
+        unw_get_reg(&cursor, UNW_REG_SP, &sp);
+        unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
+        if (!push(w, (uintptr_t)ip)) return;
+        // A return address in frame-pointer code: that function is a caller, so it has set rbp
+        // to its frame record. Its record must lie above its own stack pointer.
+        if (cprobe_in_frame_pointer_code((uintptr_t)ip) && bp >= sp && record_readable(w, (uintptr_t)bp)) {
+            walk_records(w, (uintptr_t)bp, (uintptr_t)sp);
+            return;
+        }
+    }
+}
+
+// Follows frame records from `fp` (the record of the innermost frame already pushed, whose
+// return address is next). `floor`: records must lie above it and move strictly outwards.
+static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor) {
+    while (record_readable(w, fp) && fp >= floor) {
+        uintptr_t next = ((const uintptr_t *)fp)[0];
+        uintptr_t ret = ((const uintptr_t *)fp)[1];
+        if (ret == 0) return;
+        uintptr_t cfa = fp + 16;
+        if (!cprobe_in_frame_pointer_code(ret)) {
+            // The outermost frames, unwound when the thread was attached?
+            const attached_thread *tail = w->tail;
+            for (int i = 0; tail && i < tail->tail_count; i++) {
+                if (tail->tail_cfa[i] == cfa && tail->tail_ip[i] == ret) {
+                    for (int j = i; j < tail->tail_count; j++) {
+                        if (!push(w, tail->tail_ip[j])) return;
+                    }
+                    return;
+                }
+            }
+            if (!push(w, ret)) return;
+            ucontext_t uc;
+            context_for(&uc, ret, cfa, next);
+            walk_with_libunwind(w, &uc, 0);
+            return;
+        }
+        if (!push(w, ret)) return;
+        if (next == 0) return;  // the end of the chain (_start, a thread entry that zeroes rbp)
+        if (next <= fp) return;
+        floor = cfa;
+        fp = next;
+    }
+}
+
+// The interrupted frame: pushes its caller and returns the frame record to continue from (0 when
+// libunwind took the rest of the walk, or the walk ended).
+static uintptr_t step_interrupted(walk_state *w, const ucontext_t *context) {
+    uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
+    uintptr_t bp = (uintptr_t)context->uc_mcontext.gregs[REG_RBP];
+    uintptr_t value = pc_cache_lookup(pc);
+    if (value == 0) {
+        // Ask libunwind once for this pc: does rbp hold this frame's record (rbp == CFA - 16), or
+        // the caller's (rbp unchanged by the step), and where is the return address?
+        value = FRAME_UNCACHEABLE;
+        unw_cursor_t cursor;
+        if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
+            w->libunwind_steps++;
+            if (unw_step(&cursor) > 0) {
+                unw_word_t cfa = 0, caller_bp = 0;
+                unw_get_reg(&cursor, UNW_REG_SP, &cfa);
+                unw_get_reg(&cursor, UNW_X86_64_RBP, &caller_bp);
+                if (bp + 16 == cfa) {
+                    value = FRAME_RECORD;
+                } else if (caller_bp == bp && cfa >= sp + 8 && cfa - sp - 8 < ((uintptr_t)1 << 20)) {
+                    value = FRAME_NO_RECORD | ((cfa - 8 - sp) << 2);
+                }
+            }
+        }
+        pc_cache_store(pc, value);
+    }
+    switch (value & 3) {
+    case FRAME_RECORD:
+        return bp;  // its record names its caller
+    case FRAME_NO_RECORD: {
+        uintptr_t slot = sp + (value >> 2);
+        if (slot < w->low || slot > w->high - 8) return 0;
+        uintptr_t ret = *(const uintptr_t *)slot;
+        if (ret == 0 || !push(w, ret)) return 0;
+        if (!cprobe_in_frame_pointer_code(ret)) {
+            ucontext_t uc;
+            context_for(&uc, ret, slot + 8, bp);
+            walk_with_libunwind(w, &uc, 0);
+            return 0;
+        }
+        return bp;  // rbp is still the caller's record
+    }
+    default: {
+        ucontext_t uc;
+        context_for(&uc, pc, sp, bp);
+        walk_with_libunwind(w, &uc, 1);
+        return 0;
+    }
+    }
+}
+
+int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int capacity, int *libunwind_steps) {
+    const ucontext_t *uc = context;
+    walk_state w = {.pcs = pcs, .capacity = capacity};
+    if (capacity <= 0) return 0;
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    if (method == CPROBE_UNWIND_FRAME_POINTERS && this_thread.high != 0 && sp >= this_thread.low &&
+        sp < this_thread.high) {
+        w.low = this_thread.low;
+        w.high = this_thread.high;
+        w.tail = &this_thread;
+        push(&w, pc);
+        uintptr_t fp = step_interrupted(&w, uc);
+        if (fp) walk_records(&w, fp, sp);
+    } else {
+        // libunwind for every frame, from the interrupted context (on x86_64 unw_context_t is
+        // ucontext_t), so the handler's own frames and the signal trampoline are never included.
+        unw_cursor_t cursor;
+        if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
+            do {
+                unw_word_t ip = 0;
+                if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+                pcs[w.depth++] = (uintptr_t)ip;
+                w.libunwind_steps++;
+            } while (w.depth < capacity && unw_step(&cursor) > 0);
+        }
+    }
+    if (libunwind_steps) *libunwind_steps = w.libunwind_steps;
+    return w.depth;
+}
+
+// MARK: - A thread blocked in a syscall, from /proc/self/task/TID/syscall
+
+// True when the bytes before `ret` end in a call instruction: what makes a stack word a return
+// address rather than a stale code pointer.
+static int follows_call(uintptr_t ret) {
+    if (!cprobe_in_frame_pointer_code(ret - 7)) return 0;
+    const unsigned char *p = (const unsigned char *)ret;
+    if (p[-5] == 0xe8) return 1;  // call rel32
+    // call r/m64: ff /2 with a 0-, 1-, 2-, 5- or 6-byte operand after the ModRM byte.
+    static const int lengths[] = {2, 3, 4, 6, 7};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+        int n = lengths[i];
+        if (p[-n] == 0xff && ((p[-n + 1] >> 3) & 7) == 2) return 1;
+    }
+    return 0;
+}
+
+int cprobe_unwind_blocked(uintptr_t pc, uintptr_t sp, uintptr_t low, uintptr_t high, uintptr_t *pcs, int capacity) {
+    walk_state w = {.pcs = pcs, .capacity = capacity, .low = low, .high = high};
+    if (capacity <= 0 || sp < low || sp >= high || pc == 0) return 0;
+    push(&w, pc);
+    // The syscall wrapper and whatever libc frames lead to it have DWARF unwind tables but no
+    // frame records; rbp is unknown (the kernel shows only sp and pc), so step with libunwind
+    // until a frame in frame-pointer code, then find that frame's record on the stack.
+    ucontext_t uc;
+    context_for(&uc, pc, sp, 0);
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, (unw_context_t *)&uc, UNW_INIT_SIGNAL_FRAME) != 0) return w.depth;
+    for (int steps = 0; steps < 16; steps++) {
+        if (unw_step(&cursor) <= 0) return w.depth;
+        unw_word_t ip = 0, frame_sp = 0, bp = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) return w.depth;
+        unw_get_reg(&cursor, UNW_REG_SP, &frame_sp);
+        unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
+        if (!push(&w, (uintptr_t)ip)) return w.depth;
+        if (!cprobe_in_frame_pointer_code((uintptr_t)ip)) continue;
+        // A libc frame that saved rbp gave it back to libunwind; otherwise look for the record:
+        // the first stack word above sp that points further out and is followed by a return
+        // address, confirmed by the next record having the same shape.
+        uintptr_t record = 0;
+        if (bp >= frame_sp && record_readable(&w, (uintptr_t)bp)) {
+            record = (uintptr_t)bp;
+        } else {
+            uintptr_t limit = frame_sp + 65536 < high - 16 ? frame_sp + 65536 : high - 16;
+            for (uintptr_t a = (frame_sp + 7) & ~(uintptr_t)7; a <= limit; a += 8) {
+                uintptr_t next = ((const uintptr_t *)a)[0];
+                uintptr_t ret = ((const uintptr_t *)a)[1];
+                if (next <= a || next > high - 16 || (next & 7) || !follows_call(ret)) continue;
+                uintptr_t next_ret = ((const uintptr_t *)next)[1];
+                uintptr_t after = ((const uintptr_t *)next)[0];
+                if (next_ret == 0 || (after != 0 && (after <= next || after > high - 16))) continue;
+                record = a;
+                break;
+            }
+        }
+        if (record) walk_records(&w, record, (uintptr_t)frame_sp);
+        return w.depth;
+    }
+    return w.depth;
+}

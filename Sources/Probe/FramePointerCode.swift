@@ -1,0 +1,107 @@
+import CProbe
+import ELFSymbols
+import Foundation
+
+/// Which loaded code keeps frame records, so the signal handler can walk them instead of asking
+/// libunwind for every frame.
+///
+/// A module counts when most of its functions start with `push %rbp; mov %rsp,%rbp` (after an
+/// optional `endbr64`), read from the mapped code itself: Swift code does (every non-leaf
+/// function), glibc and most C libraries built with `-fomit-frame-pointer` do not. Modules are
+/// classified once per process, when the first sampler or watchdog starts; code loaded later is
+/// unwound with libunwind, which is slower but never wrong.
+public enum FramePointerCode {
+    /// One module's verdict, for diagnostics (`modules`).
+    public struct Module: Sendable, CustomStringConvertible {
+        public var path: String
+        /// Functions whose first bytes were read, and how many of them set up a frame record.
+        public var sampled: Int
+        public var withFrameRecord: Int
+        public var keepsFrameRecords: Bool
+
+        public var description: String {
+            "\(keepsFrameRecords ? "frame records" : "libunwind    ") \(withFrameRecord)/\(sampled) \(path)"
+        }
+    }
+
+    /// A module whose sampled functions set up a frame record at least this often keeps them.
+    /// Swift modules measure 0.8–1.0 (leaf functions have no prologue), C libraries built
+    /// without frame pointers well under 0.2.
+    static let threshold = 0.5
+
+    /// Classifies the loaded modules and publishes their executable ranges; later calls return
+    /// the first result. Reading a large executable's symbols takes a few hundred milliseconds.
+    @discardableResult
+    public static func publish() -> [Module] { published }
+
+    /// Publishes on a thread of its own, so a watchdog starts watching at once; until then its
+    /// samples are unwound with libunwind.
+    static func publishInBackground() {
+        _ = backgroundPublication
+    }
+
+    private static let backgroundPublication: Void = {
+        let thread = Thread { publish() }
+        thread.name = "probe-frame-pointer-code"
+        thread.start()
+    }()
+
+    private static let published: [Module] = {
+        let (modules, ranges) = classify(Symbolicator.readMappings())
+        let starts = ranges.map { UInt($0.lowerBound) }
+        let ends = ranges.map { UInt($0.upperBound) }
+        _ = cprobe_set_frame_pointer_ranges(starts, ends, Int32(min(ranges.count, Int(CPROBE_MAX_FP_RANGES))))
+        return modules
+    }()
+
+    static func classify(_ mappings: [Symbolicator.Mapping]) -> ([Module], [Range<UInt64>]) {
+        // Executable, file-backed mappings (a module may have several), by path.
+        var executable: [String: [Symbolicator.Mapping]] = [:]
+        var order: [String] = []
+        for mapping in mappings where mapping.executable && mapping.path.hasPrefix("/") {
+            if executable[mapping.path] == nil { order.append(mapping.path) }
+            executable[mapping.path, default: []].append(mapping)
+        }
+        var modules: [Module] = []
+        var ranges: [Range<UInt64>] = []
+        for path in order {
+            let maps = executable[path] ?? []
+            guard let image = try? ELFImage(path: path) else { continue }
+            let (sampled, withRecord) = countFrameRecords(image, mappings: maps)
+            let keeps = sampled > 0 && Double(withRecord) >= threshold * Double(sampled)
+            modules.append(Module(path: path, sampled: sampled, withFrameRecord: withRecord, keepsFrameRecords: keeps))
+            if keeps { ranges += maps.map { $0.start..<$0.end } }
+        }
+        return (modules, ranges)
+    }
+
+    /// Reads the first bytes of up to 4,000 functions (spread over the module) where they are
+    /// mapped. Functions under 32 bytes are left out: thunks and tiny leaves have no prologue in
+    /// any module.
+    private static func countFrameRecords(_ image: ELFImage, mappings: [Symbolicator.Mapping]) -> (Int, Int) {
+        let functions = image.functionRanges.filter { $0.size >= 32 }
+        guard !functions.isEmpty else { return (0, 0) }
+        let stride = max(1, functions.count / 4000)
+        var sampled = 0
+        var withRecord = 0
+        for index in Swift.stride(from: 0, to: functions.count, by: stride) {
+            let function = functions[index]
+            guard let offset = image.fileOffset(forVirtualAddress: function.address),
+                let mapping = mappings.first(where: {
+                    offset >= $0.fileOffset && offset + 8 <= $0.fileOffset + ($0.end - $0.start)
+                }),
+                let code = UnsafePointer<UInt8>(bitPattern: UInt(mapping.start + (offset - mapping.fileOffset)))
+            else { continue }
+            sampled += 1
+            if startsWithFrameRecord(code) { withRecord += 1 }
+        }
+        return (sampled, withRecord)
+    }
+
+    /// `[endbr64] push %rbp; mov %rsp,%rbp` (`f3 0f 1e fa`, `55`, `48 89 e5`).
+    static func startsWithFrameRecord(_ code: UnsafePointer<UInt8>) -> Bool {
+        var p = code
+        if p[0] == 0xF3, p[1] == 0x0F, p[2] == 0x1E, p[3] == 0xFA { p += 4 }
+        return p[0] == 0x55 && p[1] == 0x48 && p[2] == 0x89 && p[3] == 0xE5
+    }
+}
