@@ -43,7 +43,6 @@ struct SampledPaths {
     private var pathIndices: [[Int]: Int] = [:]
 
     var total: Int { weights.reduce(0, +) }
-    var isEmpty: Bool { paths.isEmpty }
 
     /// Adds a call tree's paths, each led by `prefix`. Paths already present (from another tree)
     /// gain weight; new ones are appended in the tree's order, heaviest child first.

@@ -116,7 +116,7 @@ struct StallsCommand: ParsableCommand {
         case .speedscope:
             data = try speedscopeFile(picked).encoded()
         case .html:
-            data = Data(HTMLReportRenderer.render(try pageReport(document, stalls: picked.map(\.record))).utf8)
+            data = Data(HTMLReportRenderer.render(pageReport(document, stalls: picked.map(\.record))).utf8)
         }
         if let output {
             let url = URL(fileURLWithPath: output)
@@ -219,7 +219,7 @@ struct StallsCommand: ParsableCommand {
 
     /// The report the page is made from: a report's own (its environment and date, only these
     /// stalls); for JSON lines, which record no environment, a Probe report that says so.
-    private func pageReport(_ document: StallDocument, stalls: [StallRecord]) throws -> Report {
+    private func pageReport(_ document: StallDocument, stalls: [StallRecord]) -> Report {
         switch document {
         case .report(var report):
             report.stalls = stalls
@@ -241,9 +241,8 @@ struct StallsCommand: ParsableCommand {
     static func listLine(_ stall: NumberedStall) -> String {
         let record = stall.record
         let milliseconds = Int((record.durationNanoseconds / 1e6).rounded())
-        let samples = record.callTree?.count ?? 0
         return "\(stall.number)\t\(record.watchdog)\t\(milliseconds) ms\t\(record.classification.rawValue)\t"
-            + "\(samples) samples\t\(record.groupKey)"
+            + "\(record.sampleCount) samples\t\(record.groupKey)"
     }
 
     private static func count(_ number: Int, _ noun: String) -> String {
