@@ -101,7 +101,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
-                "ProbeBenchmarks", "ELFSymbols",
+                "ProbeBenchmarks", "ELFSymbols", "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -111,7 +111,7 @@ let package = Package(
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
-        .testTarget(name: "perfkitTests", dependencies: ["PerfReport"]),
+        .testTarget(name: "perfkitTests", dependencies: ["PerfReport"], exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.

@@ -33,7 +33,9 @@ public struct StallRecord: Codable, Sendable, Equatable {
     public var callTree: CallTreeNode?
     /// The most frequent stack, innermost frame first.
     public var topStack: [StackFrame]
-    /// Stalls with the same top frames share a group key.
+    /// Stalls whose most frequent stacks have the same innermost frames of the program's own
+    /// code (not of the C library or the Swift runtime) share a group key; a stack with no such
+    /// frame is keyed by its innermost frames.
     public var groupKey: String
     /// Every thread sampled when a stall involves several (a starvation of the cooperative
     /// pool: each pool thread with its own most frequent stack); nil for a one-thread stall.

@@ -164,9 +164,10 @@ enum StallBuilder {
         return stacks[best.value.first].frames
     }
 
-    /// Stalls with the same innermost frames share a key.
+    /// Stalls with the same innermost frames of the program's own code share a key (see
+    /// ``InAppFrames``): the same app function stalling in different system calls is one group.
     static func groupKey(_ stack: [StackFrame]) -> String {
-        let names = stack.prefix(5).map(functionKey)
+        let names = InAppFrames.groupingFrames(stack, limit: 5).map(functionKey)
         return names.isEmpty ? "no-stack" : names.joined(separator: " <- ")
     }
 }

@@ -9,7 +9,10 @@ enum Perfkit {
             suites: Suites.all, commandName: "perfkit",
             abstract:
                 "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
-            extraCommands: [ScaleCommand.self, StartupCommand.self, WatchDemoCommand.self, SymbolicateCommand.self],
+            extraCommands: [
+                ScaleCommand.self, StartupCommand.self, WatchDemoCommand.self, SymbolicateCommand.self,
+                StallsCommand.self,
+            ],
             // Benchmarks that run on several threads: under valgrind threads run one at a time, so
             // these take minutes and count the pool's waiting, which differs from run to run. The
             // PNG encodes on every core are gated through their one-thread twin.

@@ -30,19 +30,8 @@ struct SymbolicateCommand: ParsableCommand {
         if stalls.isEmpty { throw PerfkitError("\(input): no stalls to symbolicate") }
         let tool = try OfflineSymbolizer.locate(explicitPath: symbolizer)
 
-        var frames = Set<StackFrame>()
-        for stall in stalls {
-            frames.formUnion(stall.topStack)
-            if let tree = stall.callTree { Self.collect(tree, into: &frames) }
-        }
-        let lookup = try FrameLookup(frames: frames, symbolizer: tool)
-
-        let updated = stalls.map { stall in
-            var stall = stall
-            stall.topStack = stall.topStack.map(lookup.filled)
-            stall.callTree = stall.callTree.map(lookup.filled)
-            return stall
-        }
+        let lookup = try FrameLookup(frames: FrameLookup.frames(of: stalls), symbolizer: tool)
+        let updated = stalls.map(lookup.filled)
         for (index, stall) in stalls.enumerated() {
             print(Self.describe(stall, number: index + 1, lookup: lookup))
         }
@@ -55,11 +44,6 @@ struct SymbolicateCommand: ParsableCommand {
             }
             print("written: \(url.path)")
         }
-    }
-
-    private static func collect(_ node: CallTreeNode, into frames: inout Set<StackFrame>) {
-        if let frame = node.frame { frames.insert(frame) }
-        for child in node.children { collect(child, into: &frames) }
     }
 
     static func describe(_ stall: StallRecord, number: Int, lookup: FrameLookup) -> String {
@@ -156,5 +140,27 @@ struct FrameLookup {
 
     func filled(_ node: CallTreeNode) -> CallTreeNode {
         CallTreeNode(frame: node.frame.map(filled), count: node.count, children: node.children.map(filled))
+    }
+
+    /// The stall with its most frequent stack and call tree filled.
+    func filled(_ stall: StallRecord) -> StallRecord {
+        var stall = stall
+        stall.topStack = stall.topStack.map(filled)
+        stall.callTree = stall.callTree.map(filled)
+        return stall
+    }
+
+    /// Every frame of the stalls' most frequent stacks and call trees: what there is to look up.
+    static func frames(of stalls: [StallRecord]) -> Set<StackFrame> {
+        var frames = Set<StackFrame>()
+        func collect(_ node: CallTreeNode) {
+            if let frame = node.frame { frames.insert(frame) }
+            node.children.forEach(collect)
+        }
+        for stall in stalls {
+            frames.formUnion(stall.topStack)
+            if let tree = stall.callTree { collect(tree) }
+        }
+        return frames
     }
 }
