@@ -28,11 +28,11 @@ pid_t cprobe_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
 enum { PHASE_IDLE = 0, PHASE_REQUESTED = 1, PHASE_WRITING = 2, PHASE_DONE = 3 };
 
-// A request value travels in si_value: magic (16 bits) | generation (39 bits) | unwind method
-// (1 bit) | slot (8 bits), so the handler can tell our signals from anyone else's and a late
+// A request value travels in si_value: magic (16 bits) | generation (38 bits) | unwind method
+// (2 bits) | slot (8 bits), so the handler can tell our signals from anyone else's and a late
 // answer from the current one.
 #define REQUEST_MAGIC 0x9b0eULL
-#define GENERATION_MASK ((1ULL << 39) - 1)
+#define GENERATION_MASK ((1ULL << 38) - 1)
 
 typedef struct {
     // (generation << 2) | phase. The watchdog moves IDLE -> REQUESTED; the handler moves
@@ -110,8 +110,8 @@ static void sample_handler(int signo, siginfo_t *info, void *context) {
     }
     atomic_fetch_sub(&outstanding_requests, 1);
     unsigned slot_index = (unsigned)(value & 0xff);
-    int method = (int)((value >> 8) & 1);
-    uint64_t generation = (value >> 9) & GENERATION_MASK;
+    int method = (int)((value >> 8) & 3);
+    uint64_t generation = (value >> 10) & GENERATION_MASK;
     if (slot_index >= CPROBE_MAX_SLOTS) {
         errno = saved_errno;
         return;
@@ -228,9 +228,9 @@ int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int
     info.si_code = SI_QUEUE;
     info.si_pid = getpid();
     info.si_uid = getuid();
-    uint64_t method_bit = method == CPROBE_UNWIND_LIBUNWIND ? 1 : 0;
+    uint64_t method_bits = (uint64_t)(method & 3);
     info.si_value.sival_ptr =
-        (void *)(uintptr_t)((REQUEST_MAGIC << 48) | (generation << 9) | (method_bit << 8) | (uint64_t)slot_index);
+        (void *)(uintptr_t)((REQUEST_MAGIC << 48) | (generation << 10) | (method_bits << 8) | (uint64_t)slot_index);
     atomic_fetch_add(&outstanding_requests, 1);
     if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, signo, &info) != 0) {
         atomic_fetch_sub(&outstanding_requests, 1);

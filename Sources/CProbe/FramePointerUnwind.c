@@ -304,7 +304,9 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
     if (capacity <= 0) return 0;
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-    if (method == CPROBE_UNWIND_FRAME_POINTERS && this_thread.high != 0 && sp >= this_thread.low &&
+    if (method == CPROBE_UNWIND_NONE) {
+        push(&w, pc);
+    } else if (method == CPROBE_UNWIND_FRAME_POINTERS && this_thread.high != 0 && sp >= this_thread.low &&
         sp < this_thread.high) {
         w.low = this_thread.low;
         w.high = this_thread.high;

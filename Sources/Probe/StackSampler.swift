@@ -14,9 +14,15 @@ public final class StackSampler {
         case framePointers
         /// libunwind's DWARF unwinding for every frame.
         case libunwind
+        /// No unwind: the interrupted instruction only. What the signal's round trip costs.
+        case interruptedInstructionOnly
 
         var cValue: Int32 {
-            self == .libunwind ? Int32(CPROBE_UNWIND_LIBUNWIND) : Int32(CPROBE_UNWIND_FRAME_POINTERS)
+            switch self {
+            case .framePointers: Int32(CPROBE_UNWIND_FRAME_POINTERS)
+            case .libunwind: Int32(CPROBE_UNWIND_LIBUNWIND)
+            case .interruptedInstructionOnly: Int32(CPROBE_UNWIND_NONE)
+            }
         }
     }
 

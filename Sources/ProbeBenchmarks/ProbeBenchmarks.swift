@@ -27,6 +27,17 @@ public let probeSuite = BenchmarkSuite(
                 }
             },
             teardown: { $0.stop() }),
+        // The floor under both: the signal's round trip with a handler that unwinds nothing.
+        Benchmark(
+            "Probe/sample/signal-round-trip",
+            setup: { _ in try SampledThread(depth: 8) },
+            body: { target, iterations in
+                for _ in 0..<iterations {
+                    target.record(
+                        target.sampler.sample(threadID: target.threadID, method: .interruptedInstructionOnly)?.count)
+                }
+            },
+            teardown: { $0.stop() }),
         // The walk the signal handler does, timed on the benchmark's own thread from a context
         // captured in place: what one sample costs the interrupted thread besides the signal.
         Benchmark(
@@ -177,8 +188,9 @@ final class UnwindDepth {
     deinit { buffer.deallocate() }
 
     func unwind(_ iterations: Int, method: StackSampler.UnwindMethod) {
-        let method = method == .libunwind ? Int32(CPROBE_UNWIND_LIBUNWIND) : Int32(CPROBE_UNWIND_FRAME_POINTERS)
-        descend(depth, iterations, method)
+        descend(
+            depth, iterations,
+            method == .libunwind ? Int32(CPROBE_UNWIND_LIBUNWIND) : Int32(CPROBE_UNWIND_FRAME_POINTERS))
     }
 
     @inline(never)

@@ -19,6 +19,8 @@ enum {
     CPROBE_UNWIND_FRAME_POINTERS = 0,
     /// libunwind (DWARF unwind tables) for every frame.
     CPROBE_UNWIND_LIBUNWIND = 1,
+    /// The interrupted instruction only: what the signal's round trip costs without any unwind.
+    CPROBE_UNWIND_NONE = 2,
 };
 
 /// Publishes the executable address ranges whose code keeps frame records. Called outside any
