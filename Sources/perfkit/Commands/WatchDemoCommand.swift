@@ -140,5 +140,6 @@ func demoLockWait(milliseconds: Int) {
 
 @inline(never)
 func demoSleep(milliseconds: Int) {
-    usleep(UInt32(milliseconds) * 1000)
+    // Work after the call: a tail call (`jmp usleep`) would leave no frame of this function.
+    if usleep(UInt32(milliseconds) * 1000) != 0 { print("usleep: errno \(errno)") }
 }
