@@ -22,6 +22,16 @@ final class SpinningThread: Sendable {
         while tid.load(ordering: .acquiring) == 0 { usleep(100) }
     }
 
+    /// The body runs in a task on the cooperative pool instead of a thread of its own.
+    init(task body: @escaping @Sendable (SpinningThread) async -> Void) {
+        Task.detached { [self] in
+            _ = Heartbeat.currentThread()
+            await body(self)
+            finished.signal()
+        }
+        while tid.load(ordering: .acquiring) == 0 { usleep(100) }
+    }
+
     /// Called at the bottom of the stack: spins until ``finish()``.
     @inline(never)
     func spinHere() {
@@ -67,6 +77,13 @@ func sortThroughLibcThenSpin(_ thread: SpinningThread) {
         }
     }
     blackHoleForProbeTest(Int(values[0]))
+}
+
+/// A task on the cooperative pool that spins in a synchronous call: the stack passes through the
+/// concurrency runtime (C++ mixed with Swift) and libdispatch.
+@inline(never)
+func spinInATask(_ thread: SpinningThread) async {
+    recurseThenSpin(3, thread)
 }
 
 @Suite(.serialized)
@@ -125,5 +142,17 @@ struct FramePointerUnwindTests {
         let sorter = try #require(frames.firstIndex { $0.hasPrefix("ProbeTests.sortThroughLibcThenSpin") })
         // qsort's own frames (glibc has no frame records) sit between the callback and its caller.
         #expect(frames[spin..<sorter].contains { $0.contains("qsort") }, "\(frames)")
+    }
+
+    @Test func stackThroughTheConcurrencyRuntimeGivesTheSameFramesAsLibunwind() throws {
+        let thread = SpinningThread(task: { await spinInATask($0) })
+        defer { thread.finish() }
+        let pairs = try pairs(thread)
+        #expect(pairs.count >= 5)
+        for (fp, dwarf) in pairs {
+            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
+        }
+        let frames = names(try #require(pairs.first?.fp.stack))
+        #expect(frames.contains { $0.contains("spinInATask") }, "\(frames)")
     }
 }
