@@ -7,6 +7,9 @@ import CProbe
 /// libc frames from there are unwound with their DWARF tables and the rest by frame records
 /// (`cprobe_unwind_blocked`). The thread's stack memory is read in place while it waits; a thread
 /// that left its wait during the walk is noticed (its syscall line changed) and the result dropped.
+/// Reads stay inside the stack's mapping as `/proc/self/maps` showed it a moment before; only a
+/// thread that exits and has its stack unmapped within those microseconds could fault the read
+/// (glibc keeps exited threads' stacks cached, up to 40 MiB, before it unmaps any).
 enum BlockedThreadStack {
     /// The stack of `tid` while it stays in the wait `syscallLine` describes, or nil when the
     /// line shows no blocked syscall or the thread moved on.
