@@ -102,6 +102,17 @@ struct FramePointerUnwindTests {
         return result
     }
 
+    /// The pairs, after checking that each gives the same frames both ways.
+    func sameFramesBothWays(_ thread: SpinningThread) throws -> [(fp: StackSampler.Sample, dwarf: StackSampler.Sample)]
+    {
+        let pairs = try pairs(thread)
+        #expect(pairs.count >= 5)
+        for (fp, dwarf) in pairs {
+            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
+        }
+        return pairs
+    }
+
     func names(_ stack: [UInt]) -> [String] {
         Symbolicator.shared.symbolicate(stack: stack).map { $0.symbol ?? "?" }
     }
@@ -117,11 +128,7 @@ struct FramePointerUnwindTests {
     @Test func deepSwiftStackGivesTheSameFramesAsLibunwind() throws {
         let thread = SpinningThread { recurseThenSpin(60, $0) }
         defer { thread.finish() }
-        let pairs = try pairs(thread)
-        #expect(pairs.count >= 5)
-        for (fp, dwarf) in pairs {
-            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
-        }
+        let pairs = try sameFramesBothWays(thread)
         let stack = try #require(pairs.first?.fp.stack)
         #expect(names(stack).count { $0.contains("recurseThenSpin") } == 60)
         // Once the spin loop's instructions have been seen, frame records do it all.
@@ -132,11 +139,7 @@ struct FramePointerUnwindTests {
     @Test func stackThroughLibcGivesTheSameFramesAsLibunwind() throws {
         let thread = SpinningThread { sortThroughLibcThenSpin($0) }
         defer { thread.finish() }
-        let pairs = try pairs(thread)
-        #expect(pairs.count >= 5)
-        for (fp, dwarf) in pairs {
-            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
-        }
+        let pairs = try sameFramesBothWays(thread)
         let frames = names(try #require(pairs.first?.fp.stack))
         let spin = try #require(frames.firstIndex { $0.contains("recurseThenSpin") })
         let sorter = try #require(frames.firstIndex { $0.hasPrefix("ProbeTests.sortThroughLibcThenSpin") })
@@ -147,11 +150,7 @@ struct FramePointerUnwindTests {
     @Test func stackThroughTheConcurrencyRuntimeGivesTheSameFramesAsLibunwind() throws {
         let thread = SpinningThread(task: { await spinInATask($0) })
         defer { thread.finish() }
-        let pairs = try pairs(thread)
-        #expect(pairs.count >= 5)
-        for (fp, dwarf) in pairs {
-            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
-        }
+        let pairs = try sameFramesBothWays(thread)
         let frames = names(try #require(pairs.first?.fp.stack))
         #expect(frames.contains { $0.contains("spinInATask") }, "\(frames)")
     }
