@@ -28,13 +28,12 @@ public final class Watchdog: Sendable {
 
     private let running = Mutex<Running?>(nil)
     private let startStop = Mutex<Void>(())
-    private let recent: Mutex<[StallRecord]>
+    private let recent = Mutex(RecentStalls())
     private let counts = Mutex<(stalls: Int, pausesIgnored: Int)>((0, 0))
 
     public init(watching target: WatchTarget, configuration: WatchdogConfiguration) {
         self.target = target
         self.configuration = configuration
-        self.recent = Mutex([])
     }
 
     /// Errors `start()` can report.
@@ -115,17 +114,14 @@ public final class Watchdog: Sendable {
     public var isRunning: Bool { running.withLock { $0 != nil } }
 
     /// The most recent stalls, oldest first (at most `recentStallCapacity`).
-    public var recentStalls: [StallRecord] { recent.withLock { $0 } }
+    public var recentStalls: [StallRecord] { recent.withLock { $0.records } }
 
     /// Stalls reported since creation, and busy periods not reported because the whole process
     /// was paused (SIGSTOP, debugger, suspend).
     public var statistics: (stalls: Int, pausesIgnored: Int) { counts.withLock { $0 } }
 
     func record(_ stall: StallRecord) {
-        recent.withLock { ring in
-            if ring.count >= max(1, configuration.recentStallCapacity) { ring.removeFirst() }
-            ring.append(stall)
-        }
+        recent.withLock { $0.append(stall, capacity: configuration.recentStallCapacity) }
         counts.withLock { $0.stalls += 1 }
     }
 

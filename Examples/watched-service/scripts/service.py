@@ -91,11 +91,34 @@ class Service:
         return values
 
     def rss_kib(self):
+        return self.memory_kib().get("rss")
+
+    def memory_kib(self):
+        """Resident memory in KiB from /proc/PID/status: rss (VmRSS) = anon (RssAnon: heap, stacks,
+        the program's own writes) + file (RssFile: mapped files' pages, the executable's, shared
+        libraries' and mmapped data files', all backed by the page cache) + shmem (RssShmem)."""
+        names = {"VmRSS:": "rss", "RssAnon:": "anon", "RssFile:": "file", "RssShmem:": "shmem"}
+        values = {}
         with open(f"/proc/{self.process.pid}/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return None
+                key = line.split(None, 1)[0] if line.strip() else ""
+                if key in names:
+                    values[names[key]] = int(line.split()[1])
+        return values
+
+    def smaps_rollup_kib(self):
+        """/proc/PID/smaps_rollup in KiB ({"Rss": …, "Anonymous": …, "Private_Dirty": …, …});
+        {} when the kernel has none. Walks every mapping: read it now and then, not in a hot loop."""
+        values = {}
+        try:
+            with open(f"/proc/{self.process.pid}/smaps_rollup") as rollup:
+                for line in rollup:
+                    fields = line.split()
+                    if len(fields) == 3 and fields[0].endswith(":") and fields[2] == "kB":
+                        values[fields[0][:-1]] = int(fields[1])
+        except OSError:
+            pass
+        return values
 
     def terminate(self, timeout=10):
         """SIGTERM; (exit status, seconds until exit)."""
