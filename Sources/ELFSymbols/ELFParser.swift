@@ -90,15 +90,21 @@ struct ELFParser {
                 throw failure("truncated ELF file (symbol table past its end)")
             }
             let symbolCount = Int(symbols.size / 24)
-            result.entries.reserveCapacity(result.entries.count + symbolCount)
+            // Defined functions only: STT_FUNC, in a section, at an address.
+            func isFunction(_ entry: Int) -> Bool {
+                raw[entry + 4] & 0xF == 2 && u16(entry + 6) != 0 && u64(entry + 8) != 0
+                    && UInt64(u32(entry)) < strings.size
+            }
+            // Room for exactly the functions: images stay cached for the life of a process (Probe's
+            // symbolicator), and most symbols of a large library are not functions.
+            var functions = 0
+            for symbol in 0..<symbolCount where isFunction(Int(symbols.offset) + symbol * 24) { functions += 1 }
+            result.entries.reserveCapacity(result.entries.count + functions)
             for symbol in 0..<symbolCount {
                 let entry = Int(symbols.offset) + symbol * 24
+                guard isFunction(entry) else { continue }
                 let nameIndex = UInt64(u32(entry))
-                let info = raw[entry + 4]
-                let sectionIndex = u16(entry + 6)
                 let address = u64(entry + 8)
-                // Defined functions only: STT_FUNC, in a section, at an address.
-                guard info & 0xF == 2, sectionIndex != 0, address != 0, nameIndex < strings.size else { continue }
                 result.entries.append(
                     ELFImage.Entry(
                         address: address, size: u64(entry + 16), nameOffset: Int(strings.offset + nameIndex)))
