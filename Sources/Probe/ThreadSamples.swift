@@ -27,6 +27,9 @@ struct ThreadSamples {
     /// The syscall line of the latest wait that was unwound, and what it gave: a thread still in
     /// the same wait has the same stack.
     var lastWait: (line: String, seen: Seen)?
+    /// Whether the thread blocks the sampling signal, read once (its `/proc` status) per stall:
+    /// a stalled thread does not change its signal mask.
+    var blocksSignal: Bool?
 
     var sampleCount: Int { states.count }
 

@@ -203,7 +203,9 @@ final class WatchdogLoop: @unchecked Sendable {
         // exceed it is not taken (deep stacks through code without frame records cost the most).
         let allowed = configuration.samplingBudget * Double(now.saturatingSubtract(since) + sampleInterval)
         if Double(samples.handlerNanoseconds) > allowed { return }
-        if ThreadInfo.blocks(signal: configuration.signal, tid: tid) {
+        let blocked = samples.blocksSignal ?? ThreadInfo.blocks(signal: configuration.signal, tid: tid)
+        samples.blocksSignal = blocked
+        if blocked {
             samples.add(nil, state: state)
             return
         }
