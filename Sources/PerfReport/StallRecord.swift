@@ -95,6 +95,19 @@ public struct StackFrame: Codable, Sendable, Equatable, Hashable {
     }
 }
 
+extension StackFrame {
+    /// The function this frame is in, as stalls merge and show frames: the demangled symbol, else
+    /// `module+0xoffset` (the module's file name), else the address.
+    public var functionName: String {
+        if let symbol, !symbol.isEmpty { return symbol }
+        if let module, let moduleOffset {
+            let name = module.split(separator: "/").last.map(String.init) ?? module
+            return "\(name)+0x\(String(moduleOffset, radix: 16))"
+        }
+        return "0x" + String(address, radix: 16)
+    }
+}
+
 /// A node of an aggregated call tree: how many samples passed through this frame.
 public struct CallTreeNode: Codable, Sendable, Equatable {
     public var frame: StackFrame?

@@ -106,14 +106,7 @@ enum StallBuilder {
     }
 
     /// What identifies a frame when samples are merged: the function, not the exact address.
-    static func functionKey(_ frame: StackFrame) -> String {
-        if let symbol = frame.symbol { return symbol }
-        if let module = frame.module, let offset = frame.moduleOffset {
-            let name = module.split(separator: "/").last.map(String.init) ?? module
-            return "\(name)+0x\(String(offset, radix: 16))"
-        }
-        return "0x" + String(frame.address, radix: 16)
-    }
+    static func functionKey(_ frame: StackFrame) -> String { frame.functionName }
 
     private final class Node {
         var frame: StackFrame?

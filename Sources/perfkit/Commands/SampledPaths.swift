@@ -7,16 +7,9 @@ struct ProfileFrame: Hashable {
     var file: String?
     var line: Int?
 
-    /// The demangled symbol; without one, `module+0xoffset` or the address, as Probe names the
-    /// frame in a group key.
+    /// Named as Probe merged it in the call tree (`StackFrame.functionName`).
     init(_ frame: StackFrame) {
-        if let symbol = frame.symbol, !symbol.isEmpty {
-            name = symbol
-        } else if let module = frame.module, let offset = frame.moduleOffset {
-            name = "\(module.split(separator: "/").last.map(String.init) ?? module)+0x\(String(offset, radix: 16))"
-        } else {
-            name = "0x" + String(frame.address, radix: 16)
-        }
+        name = frame.functionName
         file = frame.file
         line = frame.line
     }
