@@ -22,9 +22,7 @@ public final class Heartbeat: Sendable {
     /// this thread (threads started from libdispatch workers inherit a mask blocking every
     /// asynchronous signal). Use the same signal as the watchdog's configuration.
     public static func currentThread(signal: Int32 = WatchdogConfiguration.defaultSignal) -> Heartbeat {
-        cprobe_prime_unwinder()
-        cprobe_attach_thread()
-        cprobe_unblock_signal(signal)
+        cprobe_prepare_thread(signal)
         return Heartbeat(threadID: cprobe_gettid())
     }
 
