@@ -73,7 +73,9 @@ let package = Package(
             dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
-        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe", "CProbe"]),
+        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe", "CProbe", "CProbeBenchmarks"]),
+        // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
+        .target(name: "CProbeBenchmarks"),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an
         // executable hands in: perfkit's own and a user's benchmark executables share it.
         .target(
@@ -121,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "ProbeTests",
             dependencies: [
-                "Probe", "CProbe", "PerfReport", "probe-test-helper",
+                "Probe", "CProbe", "PerfReport", "probe-test-helper", "ProbeBenchmarks", "Harness",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]

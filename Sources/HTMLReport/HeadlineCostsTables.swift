@@ -30,12 +30,14 @@ struct HeadlineCostsTables {
         if !findings.probeCosts.isEmpty {
             out += """
                 <h3>What Probe costs a service</h3><table id="probe-costs"><thead><tr><th>Benchmark</th>\
-                <th class="num">Median</th></tr></thead><tbody>
+                <th class="num">Median</th><th class="num">Taken from the sampled thread (mean)</th></tr></thead><tbody>
                 """
             for cost in findings.probeCosts {
+                let taken = cost.sampledThreadNanoseconds.map { UnitFormatting.duration(nanoseconds: $0) } ?? "—"
                 out += """
                     <tr><td class="name">\(link(cost.id))</td>\
-                    <td class="num">\(UnitFormatting.duration(nanoseconds: cost.medianNanoseconds))</td></tr>
+                    <td class="num">\(UnitFormatting.duration(nanoseconds: cost.medianNanoseconds))</td>\
+                    <td class="num">\(taken)</td></tr>
                     """
             }
             out += "</tbody></table>"

@@ -22,10 +22,13 @@ public struct Findings: Sendable, Equatable {
         public var bytesPerSecond: Double?
     }
 
-    /// A cost a service pays for embedding Probe: the median of one of its benchmarks.
+    /// A cost a service pays for embedding Probe: the median of one of its benchmarks, and for a
+    /// stack sample what it takes from the sampled thread (its `sampledThreadMicrosecondsPerSample`
+    /// counter): the round trip is the watchdog's wait, this part is the stalled thread's.
     public struct ProbeCost: Sendable, Equatable {
         public var id: String
         public var medianNanoseconds: Double
+        public var sampledThreadNanoseconds: Double? = nil
     }
 
     /// One kind of warning and the benchmarks it fired on.
@@ -72,7 +75,11 @@ public struct Findings: Sendable, Equatable {
 
         probeCosts = report.benchmarks
             .filter { $0.suite == "Probe" && Self.probeCostGroups.contains($0.group) && $0.wallTime.median > 0 }
-            .map { ProbeCost(id: $0.id, medianNanoseconds: $0.wallTime.median) }
+            .map {
+                ProbeCost(
+                    id: $0.id, medianNanoseconds: $0.wallTime.median,
+                    sampledThreadNanoseconds: $0.counters["sampledThreadMicrosecondsPerSample"].map { $0 * 1000 })
+            }
 
         var byRule: [String: [String]] = [:]
         var firstSeen: [String] = []

@@ -1,4 +1,5 @@
 import CProbe
+import CProbeBenchmarks
 import Dispatch
 import Foundation
 import Harness
@@ -11,33 +12,18 @@ import Synchronization
 public let probeSuite = BenchmarkSuite(
     name: "Probe",
     benchmarks: [
+        // Each reports, besides the round trip (its time), what a sample takes from the sampled
+        // thread: counter `sampledThreadMicrosecondsPerSample` (signal delivery, handler, return).
         Benchmark(
             "Probe/sample/stack-depth", parameters: [8, 32, 96],
-            setup: { depth in try SampledThread(depth: depth ?? 8) },
-            body: { target, iterations in
-                for _ in 0..<iterations { target.record(target.sampler.sample(threadID: target.threadID)?.count) }
-            },
-            teardown: { $0.stop() }),
+            instantiate: { depth in try SampledThread(depth: depth ?? 8, method: .framePointers) }),
         Benchmark(
             "Probe/sample/stack-depth-libunwind", parameters: [8, 32, 96],
-            setup: { depth in try SampledThread(depth: depth ?? 8) },
-            body: { target, iterations in
-                for _ in 0..<iterations {
-                    target.record(target.sampler.sample(threadID: target.threadID, method: .libunwind)?.count)
-                }
-            },
-            teardown: { $0.stop() }),
+            instantiate: { depth in try SampledThread(depth: depth ?? 8, method: .libunwind) }),
         // The floor under both: the signal's round trip with a handler that unwinds nothing.
         Benchmark(
             "Probe/sample/signal-round-trip",
-            setup: { _ in try SampledThread(depth: 8) },
-            body: { target, iterations in
-                for _ in 0..<iterations {
-                    target.record(
-                        target.sampler.sample(threadID: target.threadID, method: .interruptedInstructionOnly)?.count)
-                }
-            },
-            teardown: { $0.stop() }),
+            instantiate: { _ in try SampledThread(depth: 8, method: .interruptedInstructionOnly) }),
         // The walk the signal handler does, timed on the benchmark's own thread from a context
         // captured in place: what one sample costs the interrupted thread besides the signal.
         Benchmark(
@@ -121,21 +107,33 @@ func captureStack(depth: Int) -> [UInt] {
     return Probe.captureCurrentStack()
 }
 
-/// A thread spinning `depth` frames deep, sampled from the benchmark's thread.
-final class SampledThread: @unchecked Sendable {  // fields are set before the thread starts spinning
+/// A thread spinning `depth` frames deep, sampled from the benchmark's thread with `method`. The
+/// spinning loop adds up the time taken from it, which is what each sample costs the sampled
+/// thread (the round trip's other part is the sender's).
+final class SampledThread: BenchmarkInstance, @unchecked Sendable {  // set before sampling starts
     let sampler: StackSampler
+    let method: StackSampler.UnwindMethod
     private(set) var threadID: Int32 = 0
-    private let state = SpinState()
+    private let state: SpinState
 
-    final class SpinState: Sendable {
-        let stop = Atomic<Bool>(false)
+    final class SpinState: @unchecked Sendable {  // the spinner is thread-safe C
+        let spinner: OpaquePointer
         let tid = Atomic<Int32>(0)
         let finished = DispatchSemaphore(value: 0)
+
+        init() throws {
+            guard let spinner = cprobe_lost_time_spinner_create() else { throw POSIXError(.ENOMEM) }
+            self.spinner = spinner
+        }
+
+        deinit { cprobe_lost_time_spinner_destroy(spinner) }
     }
 
-    init(depth: Int) throws {
+    init(depth: Int, method: StackSampler.UnwindMethod) throws {
         sampler = try StackSampler()
-        let state = self.state
+        self.method = method
+        let state = try SpinState()
+        self.state = state
         let signal = sampler.signal
         Thread {
             _ = Heartbeat.currentThread(signal: signal)  // primes libunwind and unblocks the signal
@@ -146,8 +144,20 @@ final class SampledThread: @unchecked Sendable {  // fields are set before the t
         threadID = state.tid.load(ordering: .acquiring)
     }
 
-    func stop() {
-        state.stop.store(true, ordering: .relaxed)
+    func run(iterations: Int) {
+        for _ in 0..<iterations { record(sampler.sample(threadID: threadID, method: method)?.count) }
+    }
+
+    /// The median gap of the spinner, each one an interruption: samples come back to back,
+    /// about 90 per millisecond, so the 250 Hz tick is one interruption in several hundred, and a
+    /// median does not move with the odd preemption.
+    var counters: [String: Double] {
+        guard answered > 0, cprobe_lost_time_spinner_gaps(state.spinner) > 0 else { return [:] }
+        return ["sampledThreadMicrosecondsPerSample": cprobe_lost_time_spinner_median_gap_ns(state.spinner) / 1000]
+    }
+
+    func tearDown() {
+        cprobe_lost_time_spinner_stop(state.spinner)
         state.finished.wait()
         if ProcessInfo.processInfo.environment["PROBE_BENCHMARK_VERBOSE"] != nil {
             print("sampled depth \(deepest), unanswered \(unanswered)")
@@ -156,10 +166,16 @@ final class SampledThread: @unchecked Sendable {  // fields are set before the t
 
     private(set) var deepest = 0
     private(set) var unanswered = 0
+    private(set) var answered = 0
 
     @inline(__always)
-    func record(_ depth: Int?) {
-        if let depth { deepest = max(deepest, depth) } else { unanswered += 1 }
+    private func record(_ depth: Int?) {
+        if let depth {
+            deepest = max(deepest, depth)
+            answered += 1
+        } else {
+            unanswered += 1
+        }
     }
 }
 
@@ -171,7 +187,7 @@ private func spin(depth: Int, state: SampledThread.SpinState) {
         return
     }
     state.tid.store(StackSampler.currentThreadID, ordering: .releasing)
-    while !state.stop.load(ordering: .relaxed) {}
+    cprobe_lost_time_spinner_run(state.spinner)
 }
 
 /// Unwinds the benchmark's own thread from `depth` frames down.

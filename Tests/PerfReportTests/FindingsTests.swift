@@ -60,7 +60,13 @@ import Testing
                         ]
                     }
                 ),
-                ("Probe/sample/stack-depth", { $0.warnings = [Warning(rule: "cv-above-5-percent", message: "m")] }),
+                (
+                    "Probe/sample/stack-depth",
+                    {
+                        $0.warnings = [Warning(rule: "cv-above-5-percent", message: "m")]
+                        $0.counters = ["sampledThreadMicrosecondsPerSample": 7.5]
+                    }
+                ),
                 ("Probe/ping/serial-queue", { _ in }),
                 ("Probe/startup/mark", { _ in }),
                 ("Mine/own/rule", { $0.warnings = [Warning(rule: "my-rule", message: "m")] }),
@@ -69,6 +75,7 @@ import Testing
         #expect(findings.ceilingShares.first?.percentOf == ["Memcpy": 85, "Memset": 22])
         #expect(findings.ceilingShares.first?.bytesPerSecond != nil)
         #expect(findings.probeCosts.map(\.id) == ["Probe/sample/stack-depth", "Probe/ping/serial-queue"])
+        #expect(findings.probeCosts.map(\.sampledThreadNanoseconds) == [7500, nil])
         #expect(findings.warningGroups.map(\.rule) == ["cv-above-5-percent", "severe-outliers", "my-rule"])
         #expect(findings.warningGroups.first?.benchmarkIDs == ["PixelArt/scale/x2", "Probe/sample/stack-depth"])
         #expect(findings.warningGroups.first?.title == "spread above 5% CV")

@@ -38,8 +38,11 @@ public enum FindingsText {
             }
         }
         if !findings.probeCosts.isEmpty {
-            let costs = findings.probeCosts.map {
-                "\($0.id) \(UnitFormatting.duration(nanoseconds: $0.medianNanoseconds))"
+            let costs = findings.probeCosts.map { cost in
+                let taken = cost.sampledThreadNanoseconds.map {
+                    " (\(UnitFormatting.duration(nanoseconds: $0)) of it the sampled thread's)"
+                }
+                return "\(cost.id) \(UnitFormatting.duration(nanoseconds: cost.medianNanoseconds))\(taken ?? "")"
             }
             lines.append("  Probe costs (median): \(costs.joined(separator: ", "))")
         }
