@@ -1,12 +1,15 @@
 import Foundation
 
 /// The parts of one ELF file (64-bit, little-endian) that symbol lookups need: its function
-/// symbols from `.symtab` (internal functions included) and `.dynsym`, its loadable segments (to
-/// turn a file offset into a link-time address) and its GNU build ID.
+/// symbols from `.symtab` (internal functions included; `.dynsym`, the exported ones, when the
+/// file is stripped), its loadable segments (to turn a file offset into a link-time address) and
+/// its GNU build ID.
 ///
-/// The file is memory-mapped and names stay in its string tables until asked for, so opening a
-/// large library costs one pass over its symbol entries and no string per symbol. An image is an
-/// immutable value: share it between threads freely.
+/// Opening a large library costs two passes over its symbol entries and no string per symbol: an
+/// image keeps 12 bytes per function, and reads a name from the file (`pread`, see `ELFSource`)
+/// when it is asked for. Nothing of the file is mapped, so the file's pages never count in the
+/// process's resident memory however long the image is kept. An image is an immutable value:
+/// share it between threads freely.
 public struct ELFImage: Sendable {
     /// A defined function symbol (`STT_FUNC`). `size` is 0 for symbols without a recorded size
     /// (some hand-written assembly).
@@ -36,11 +39,14 @@ public struct ELFImage: Sendable {
         public var description: String { "\(path): \(problem)" }
     }
 
-    /// Where a function symbol's name lives in `bytes` (offset of its first byte).
+    /// A function symbol in 12 bytes, as Probe's symbolicator keeps every module's for the life of
+    /// a process: its address relative to the image's `base` (a module's functions span far less
+    /// than 4 GiB), its size, and where its name starts in the string table (`st_name`), from
+    /// which the name is read when asked for.
     struct Entry: Sendable {
-        var address: UInt64
-        var size: UInt64
-        var nameOffset: Int
+        var offset: UInt32
+        var size: UInt32
+        var name: UInt32
     }
 
     public let path: String
@@ -50,34 +56,37 @@ public struct ELFImage: Sendable {
     /// Whether the file has a `.symtab` (it is not stripped); without one only exported
     /// (`.dynsym`) functions are known.
     public let hasSymbolTable: Bool
-    /// Function symbols sorted by address (aliases: the larger first).
+    /// Function symbols sorted by address (aliases: the larger first), relative to `base`.
     let entries: [Entry]
-    let bytes: Data
+    let base: UInt64
+    /// The file range of the string table the names are in.
+    let strings: Range<UInt64>
+    let source: ELFSource
 
-    /// Maps and parses the file at `path`.
+    /// Opens and parses the file at `path`; the file stays open (not mapped) for names.
     public init(path: String) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw ReadError(path: path, problem: "cannot read (\(error.localizedDescription))")
-        }
-        try self.init(path: path, contents: data)
+        try self.init(path: path, source: ELFSource(path: path))
     }
 
     /// An image already in memory, such as the kernel's vDSO (a complete ELF file mapped by the
     /// kernel); `path` only names it in errors.
     public init(path: String, contents: Data) throws {
-        let parsed = try contents.withUnsafeBytes { raw in try ELFParser(raw: raw, path: path).parse() }
+        try self.init(path: path, source: ELFSource(contents: contents))
+    }
+
+    private init(path: String, source: ELFSource) throws {
+        let parsed = try ELFParser(source: source, path: path).parse()
         self.path = path
-        self.bytes = contents
+        self.source = source
         self.buildID = parsed.buildID
         self.loadSegments = parsed.segments
         self.hasSymbolTable = parsed.hasSymbolTable
         self.entries = parsed.entries
+        self.base = parsed.base
+        self.strings = parsed.strings
     }
 
-    /// The number of function symbols (both tables, so exported functions may count twice).
+    /// The number of function symbols.
     public var functionCount: Int { entries.count }
 
     /// The link-time address of the byte at `fileOffset` in the file, or nil when no loadable
@@ -93,21 +102,23 @@ public struct ELFImage: Sendable {
 
     /// The function symbol covering link-time `address`, and how far into it the address is.
     public func symbol(containing address: UInt64) -> (symbol: Symbol, offset: UInt64)? {
+        guard address >= base, address - base <= UInt64(UInt32.max) else { return nil }
+        let address = UInt32(address - base)
         var low = 0
         var high = entries.count
         while low < high {
             let mid = (low + high) / 2
-            if entries[mid].address <= address { low = mid + 1 } else { high = mid }
+            if entries[mid].offset <= address { low = mid + 1 } else { high = mid }
         }
         var index = low - 1
         // Several symbols may start at the same address (aliases); any one covering it will do.
         // A symbol without a size is taken to run up to the next symbol.
         while index >= 0 {
             let entry = entries[index]
-            if entry.size == 0 || address - entry.address < entry.size {
-                return (symbol(entry), address - entry.address)
+            if entry.size == 0 || address - entry.offset < entry.size {
+                return (symbol(entry), UInt64(address - entry.offset))
             }
-            guard index > 0, entries[index - 1].address == entry.address else { return nil }
+            guard index > 0, entries[index - 1].offset == entry.offset else { return nil }
             index -= 1
         }
         return nil
@@ -115,7 +126,7 @@ public struct ELFImage: Sendable {
 
     /// Every function symbol's link-time address and size, by address (aliases repeated).
     public var functionRanges: [(address: UInt64, size: UInt64)] {
-        entries.map { ($0.address, $0.size) }
+        entries.map { (base + UInt64($0.offset), UInt64($0.size)) }
     }
 
     /// The file offset of link-time `address`, or nil when no loadable segment holds it (the
@@ -130,41 +141,39 @@ public struct ELFImage: Sendable {
 
     /// The first function symbol with exactly this (mangled) name.
     public func function(named name: String) -> Symbol? {
-        let wanted = Array(name.utf8) + [0]
-        return entries.first { nameHasPrefix($0, wanted) }.map(symbol)
+        entries(whoseNameStartsWith: Array(name.utf8) + [0]).first.map(symbol)
     }
 
     /// Function symbols whose (mangled) name starts with `prefix`, each name once, shortest (for
     /// Swift: the unspecialised original) first.
     public func functions(withPrefix prefix: String) -> [Symbol] {
-        let wanted = Array(prefix.utf8)
         var seen = Set<String>()
-        return entries.lazy.filter { nameHasPrefix($0, wanted) }.map(symbol)
+        return entries(whoseNameStartsWith: Array(prefix.utf8)).map(symbol)
             .filter { seen.insert($0.name).inserted }
             .sorted { ($0.name.utf8.count, $0.name) < ($1.name.utf8.count, $1.name) }
     }
 
     private func symbol(_ entry: Entry) -> Symbol {
-        Symbol(name: name(at: entry.nameOffset), address: entry.address, size: entry.size)
+        Symbol(
+            name: source.string(at: strings.lowerBound + UInt64(entry.name)), address: base + UInt64(entry.offset),
+            size: UInt64(entry.size))
     }
 
-    /// Compares the name's bytes in place (no String per symbol); `wanted` may end in NUL to ask
-    /// for an exact match.
-    private func nameHasPrefix(_ entry: Entry, _ wanted: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            guard entry.nameOffset <= raw.count, wanted.count <= raw.count - entry.nameOffset else { return false }
-            return wanted.withUnsafeBytes {
-                memcmp(raw.baseAddress! + entry.nameOffset, $0.baseAddress!, $0.count) == 0
+    /// The entries whose name starts with `wanted` (which may end in NUL to ask for an exact
+    /// match), in address order. The string table is read whole for the search and dropped after
+    /// it: a search compares every name, and one read is far cheaper than one per name. (Name
+    /// searches are for tools such as DispatchBench's disassembler, not for long-lived processes.)
+    private func entries(whoseNameStartsWith wanted: [UInt8]) -> [Entry] {
+        guard let strings = source.bytes(at: strings.lowerBound, count: strings.count) else { return [] }
+        return strings.withUnsafeBytes { raw in
+            wanted.withUnsafeBytes { wanted in
+                entries.filter { entry in
+                    // A name cut off by the table's end is compared only as far as it goes.
+                    let offset = Int(entry.name)
+                    guard wanted.count <= raw.count - offset else { return false }
+                    return wanted.isEmpty || memcmp(raw.baseAddress! + offset, wanted.baseAddress!, wanted.count) == 0
+                }
             }
-        }
-    }
-
-    private func name(at offset: Int) -> String {
-        bytes.withUnsafeBytes { raw in
-            guard offset < raw.count else { return "" }
-            let tail = UnsafeRawBufferPointer(rebasing: raw[offset...])
-            let end = tail.firstIndex(of: 0) ?? tail.count  // a name cut off by the file's end stops there
-            return String(decoding: tail[..<end], as: UTF8.self)
         }
     }
 }

@@ -66,7 +66,8 @@ public enum FramePointerCode {
         var ranges: [Range<UInt64>] = []
         for path in order {
             let maps = executable[path] ?? []
-            guard let image = try? ELFImage(path: path) else { continue }
+            // The symbolicator's image, which it keeps: stall stacks name functions of these modules.
+            guard let image = Symbolicator.shared.image(path: path) else { continue }
             let (sampled, withRecord) = countFrameRecords(image, mappings: maps)
             let keeps = sampled > 0 && Double(withRecord) >= threshold * Double(sampled)
             modules.append(Module(path: path, sampled: sampled, withFrameRecord: withRecord, keepsFrameRecords: keeps))

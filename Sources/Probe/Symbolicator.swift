@@ -12,6 +12,12 @@ import Synchronization
 /// `/proc/self/maps`, so internal functions of the executable resolve; `dladdr` would only see
 /// exported ones. Runs on the caller's thread, never in a signal handler. Resolved addresses are
 /// cached; `/proc/self/maps` is read again only when an address falls outside every known mapping.
+///
+/// A module's image (its function index, 12 bytes a function; names are read from the file when
+/// needed) is loaded once and kept. The modules loaded at start are all loaded when the first
+/// watchdog starts, by `FramePointerCode`'s classification, which reads the same images: a
+/// long-running process then holds them from its first seconds, instead of growing by a module's
+/// index whenever a stall first passes through that module, hours later perhaps.
 public final class Symbolicator: Sendable {
     /// The process-wide instance that watchdogs use.
     public static let shared = Symbolicator()
@@ -91,8 +97,7 @@ public final class Symbolicator: Sendable {
                 path: mapping.path, contents: Data(bytes: start, count: Int(mapping.end - mapping.start)))
             state.images[mapping.path] = image
         } else {
-            image = try? ELFImage(path: mapping.path)
-            state.images[mapping.path] = image
+            image = Self.image(path: mapping.path, in: &state)
         }
         guard let image else { return frame }
         frame.buildID = image.buildID
@@ -104,6 +109,19 @@ public final class Symbolicator: Sendable {
             frame.symbolOffset = offset
         }
         return frame
+    }
+
+    /// The image of the module file at `path`, loaded once and kept (nil, also kept, when the file
+    /// cannot be read as ELF).
+    func image(path: String) -> ELFImage? {
+        state.withLock { Self.image(path: path, in: &$0) }
+    }
+
+    private static func image(path: String, in state: inout State) -> ELFImage? {
+        if let cached = state.images[path] { return cached }
+        let image = try? ELFImage(path: path)
+        state.images[path] = image
+        return image
     }
 
     private static func mapping(containing address: UInt64, in mappings: [Mapping]) -> Mapping? {

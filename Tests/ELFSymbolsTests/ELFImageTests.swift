@@ -103,6 +103,46 @@ func internalSwiftFunctionForELFTest(_ x: Int) -> Int { x &* 31 &+ Int.random(in
         #expect(!image.loadSegments.isEmpty)
     }
 
+    /// An image reads its file through a descriptor it holds, without mapping it: no page of the
+    /// file counts in the process's resident memory however long the image is kept, and names
+    /// still come from the bytes the file had when it was opened after it is removed (a deploy).
+    @Test func keepsNoMappingOfTheFileAndReadsNamesThroughItsDescriptor() throws {
+        let maps = try Self.procMaps()
+        let libc = try #require(
+            maps.split(separator: "\n").lazy.compactMap {
+                $0.split(separator: " ", omittingEmptySubsequences: true).last
+            }
+            .first { $0.hasPrefix("/") && $0.contains("/libc.so") })
+        let path = try Self.temporaryFile("libc-copy", Data(contentsOf: URL(fileURLWithPath: String(libc))))
+        let image = try ELFImage(path: path)
+        try FileManager.default.removeItem(atPath: path)
+
+        let getpid = try #require(image.function(named: "getpid"))
+        let (symbol, offset) = try #require(image.symbol(containing: getpid.address + 1))
+        #expect(symbol.address == getpid.address && offset == 1)
+        #expect(symbol.name.hasSuffix("getpid"), "\(symbol.name)")
+        #expect(image.functions(withPrefix: "getpi").contains { $0.name == "getpid" })
+        #expect(!(try Self.procMaps()).contains(path), "the file is mapped")
+    }
+
+    /// Names read one at a time from the file (a lookup by address) are names a search reads from
+    /// the whole string table, long Swift names (beyond the first read of 256 bytes) whole.
+    @Test func namesReadOneByOneMatchTheStringTable() throws {
+        let image = try ELFImage(path: Self.executable)
+        let all = image.functions(withPrefix: "")
+        let names = Set(all.map(\.name))
+        var long = 0
+        var unknown: [String] = []
+        for function in all where function.size > 0 {
+            // Aliases share an address: the name found may be another alias's, never a cut one.
+            guard let (found, _) = image.symbol(containing: function.address) else { continue }
+            if !names.contains(found.name) { unknown.append(found.name) }
+            if found.name.utf8.count > 256 { long += 1 }
+        }
+        #expect(long > 0, "no name longer than one read")
+        #expect(unknown.isEmpty, "\(unknown.prefix(3))")
+    }
+
     @Test(arguments: [
         ("not-elf", Data("hello, this is text\n".utf8), "not an ELF file"),
         ("empty", Data(), "not an ELF file"),

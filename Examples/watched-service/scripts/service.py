@@ -106,6 +106,24 @@ class Service:
                     values[names[key]] = int(line.split()[1])
         return values
 
+    def rss_by_mapping_kib(self):
+        """Resident KiB per kind of mapping from /proc/PID/smaps: {"FILE perms": KiB} for file
+        mappings (a module's code, its read-only data, …), {"[anon] perms"}, "[heap]", "[stack]" and
+        the like for the rest, each summed over the mappings of that name and permissions; {} when
+        unreadable. Walks every mapping: read it now and then, not in a hot loop."""
+        values, key = {}, None
+        try:
+            with open(f"/proc/{self.process.pid}/smaps") as smaps:
+                for line in smaps:
+                    fields = line.split()
+                    if fields and not fields[0].endswith(":"):  # "start-end perms offset dev inode [path]"
+                        key = f"{fields[5] if len(fields) > 5 else '[anon]'} {fields[1]}"
+                    elif key and fields[:1] == ["Rss:"]:
+                        values[key] = values.get(key, 0) + int(fields[1])
+        except OSError:
+            pass
+        return values
+
     def smaps_rollup_kib(self):
         """/proc/PID/smaps_rollup in KiB ({"Rss": …, "Anonymous": …, "Private_Dirty": …, …});
         {} when the kernel has none. Walks every mapping: read it now and then, not in a hot loop."""

@@ -7,11 +7,12 @@ minute.
 
 Memory is sampled from /proc/PID/status every 5 stalls (VmRSS = RssAnon + RssFile + RssShmem) and
 from /proc/PID/smaps_rollup at every minute; each series is printed per minute and every sample is
-kept in WORKDIR/memory.csv. The limit applies to RssAnon: a leak (memory kept per stall) is
+kept in WORKDIR/memory.csv, and the mappings whose resident memory changed from minute 1 to the end
+are listed (/proc/PID/smaps). The limit applies to RssAnon: a leak (memory kept per stall) is
 anonymous memory. RssFile counts the pages of mapped files the process has touched (its code, and
-the ELF files whose symbol and string tables the stall symbolicator reads): they grow as new parts
-of those files are read, are shared with the page cache and can be dropped and read again under
-memory pressure. RSS and RssFile are reported as well, not limited.
+the unwind tables libunwind reads when sampling): they grow as new parts of those files are read,
+are shared with the page cache and can be dropped and read again under memory pressure. RSS and
+RssFile are reported as well, not limited.
 
 Usage: soak.py [MINUTES] [WORKDIR] [--no-probe]   (default 10 minutes; the service must be built)
 --no-probe runs the same traffic against the service without Probe (stall records not checked):
@@ -60,6 +61,7 @@ def main():
     for client in clients:
         client.start()
     made, made_at, memory, per_minute = [], [], [], []  # memory: (seconds, {figure: KiB})
+    mappings = {}  # RSS per mapping (Service.rss_by_mapping_kib) at minute 1 and at the end
     reported = False
     started = time.monotonic()
     try:
@@ -78,6 +80,7 @@ def main():
                 memory.append((time.monotonic() - started, service.memory_kib()))
             if len(made) % 60 == 0:
                 per_minute.append((memory[-1][1], service.smaps_rollup_kib()))
+                mappings.setdefault("minute 1", service.rss_by_mapping_kib())
                 now = memory[-1][1]
                 print(f"{(time.monotonic() - started) / 60:4.1f} min: {len(made)} stalls made, "
                       f"{len(service.stalls())} recorded, /fast ok {counts['ok']} failed {counts['failed']}, "
@@ -87,6 +90,7 @@ def main():
         stop.set()
         for client in clients:
             client.join()
+        mappings["end"] = service.rss_by_mapping_kib()
         time.sleep(0.5)
         status, seconds = service.terminate()
         check(status == 0, f"the service exited with {status} on SIGTERM")
@@ -107,6 +111,7 @@ def main():
         check(not mismatches, f"{len(mismatches)} stalls recorded differently: {mismatches[:5]}")
         check(counts["failed"] == 0, f"{counts['failed']} /fast requests failed")
         growth = report_memory(memory, per_minute, workdir)
+        report_mappings(mappings)
         reported = True
         if probe:
             report_late_modules(recorded, made_at)
@@ -159,6 +164,23 @@ def report_late_modules(recorded, made_at):
     names = ", ".join(f"{os.path.basename(module)} (stall {index}, {made_at[index] / 60:.1f} min)"
                       for index, module in late)
     print(f"modules first seen in a stall after the first minute: {names or 'none'}")
+
+
+def report_mappings(mappings):
+    """Which mappings' resident memory changed between minute 1 and the end, largest change first:
+    says whether growth is anonymous (heap, stacks) or pages of a file, and of which module and
+    segment (r-xp: code, and on these toolchains the unwind tables .eh_frame and .eh_frame_hdr
+    that libunwind reads in place)."""
+    if "minute 1" not in mappings or "end" not in mappings:
+        return
+    first, last = mappings["minute 1"], mappings["end"]
+    changes = sorted(((last.get(key, 0) - first.get(key, 0), key) for key in set(first) | set(last)),
+                     key=lambda change: (-abs(change[0]), change[1]))
+    changes = [(kib, key) for kib, key in changes if kib != 0]
+    print(f"RSS by mapping, minute 1 to the end: {sum(kib for kib, _ in changes):+d} KiB" + ("" if changes else ", no change"))
+    for kib, key in changes[:12]:
+        path, permissions = key.rsplit(" ", 1)
+        print(f"  {kib:+6d} KiB  {os.path.basename(path) or path} {permissions}  ({first.get(key, 0)} -> {last.get(key, 0)})")
 
 
 def report_memory(memory, per_minute, workdir):
