@@ -33,4 +33,21 @@ import Testing
         }
         #expect(addresses.count > 1)
     }
+
+    /// A benchmark that allocates and frees one small block per operation (an array of 16 Ints:
+    /// 160 bytes with its header) gets a block of its own on most visits, not the head of one free
+    /// list for the whole process.
+    @Test(arguments: [32, 160, 1000])
+    func givesASmallBlockAllocatedEachVisitADifferentAddress(size: Int) {
+        var addresses = Set<Int>()
+        for _ in 0..<20 {
+            LayoutJitter.withRandomPlacement {
+                let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+                addresses.insert(Int(bitPattern: block))
+                block.deallocate()
+            }
+        }
+        // Four ways per size (0–3 blocks held off its list): three or more in 20 visits.
+        #expect(addresses.count >= 3)
+    }
 }
