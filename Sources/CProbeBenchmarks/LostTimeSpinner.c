@@ -32,52 +32,39 @@ enum { GAP_BUCKETS = 2000, GAP_BUCKET_NS = 100 };
 
 struct cprobe_lost_time_spinner {
     _Atomic int stop;
-    _Atomic uint64_t lost_ticks;
     _Atomic uint64_t gaps;
-    // Set at creation: the counter's rate is measured over the spinner's whole life, from these to
-    // the moment it is read.
-    uint64_t start_ticks;
-    uint64_t start_ns;
     uint64_t threshold_ticks;
     uint64_t descheduled_ticks;  // 200 µs: longer gaps are the scheduler's, not a signal's
-    double ns_per_tick_at_start;
+    double ns_per_tick;
     // Gaps by length, 100 ns per bucket up to 200 µs: the median is robust to the odd long gap
     // (a preemption just under the cut) that would move a mean.
     _Atomic uint32_t histogram[GAP_BUCKETS];
 };
 
-static double ns_per_tick(cprobe_lost_time_spinner *spinner) {
-    uint64_t now_ns = monotonic_ns(), now_ticks = ticks();
-    if (now_ticks <= spinner->start_ticks || now_ns <= spinner->start_ns) return 1.0;
-    return (double)(now_ns - spinner->start_ns) / (double)(now_ticks - spinner->start_ticks);
-}
-
 cprobe_lost_time_spinner *cprobe_lost_time_spinner_create(void) {
     cprobe_lost_time_spinner *spinner = calloc(1, sizeof *spinner);
     if (!spinner) return NULL;
-    spinner->start_ns = monotonic_ns();
-    spinner->start_ticks = ticks();
-    // Half a microsecond in ticks, from a 2 ms look at the rate: far above one loop turn, far
-    // below a signal's delivery.
-    while (monotonic_ns() - spinner->start_ns < 2000000) {
+    // The counter's rate from a 2 ms look; the gaps counted start at half a microsecond: far above
+    // one loop turn, far below a signal's delivery.
+    uint64_t start_ns = monotonic_ns(), start_ticks = ticks(), now_ns;
+    while ((now_ns = monotonic_ns()) - start_ns < 2000000) {
     }
-    spinner->threshold_ticks = (uint64_t)(500.0 / ns_per_tick(spinner)) + 1;
+    uint64_t elapsed_ticks = ticks() - start_ticks;
+    spinner->ns_per_tick = elapsed_ticks > 0 ? (double)(now_ns - start_ns) / (double)elapsed_ticks : 1.0;
+    spinner->threshold_ticks = (uint64_t)(500.0 / spinner->ns_per_tick) + 1;
     spinner->descheduled_ticks = spinner->threshold_ticks * 400;
-    spinner->ns_per_tick_at_start = ns_per_tick(spinner);
     return spinner;
 }
 
 __attribute__((noinline)) void cprobe_lost_time_spinner_run(cprobe_lost_time_spinner *spinner) {
     uint64_t threshold = spinner->threshold_ticks, descheduled = spinner->descheduled_ticks;
-    double bucket_per_tick = spinner->ns_per_tick_at_start / GAP_BUCKET_NS;
+    double bucket_per_tick = spinner->ns_per_tick / GAP_BUCKET_NS;
     uint64_t previous = ticks();
-    uint64_t lost = 0, gaps = 0;
+    uint64_t gaps = 0;
     while (!atomic_load_explicit(&spinner->stop, memory_order_relaxed)) {
         uint64_t now = ticks();
         if (now - previous > threshold && now - previous < descheduled) {
-            lost += now - previous;
             gaps++;
-            atomic_store_explicit(&spinner->lost_ticks, lost, memory_order_relaxed);
             atomic_store_explicit(&spinner->gaps, gaps, memory_order_relaxed);
             uint64_t bucket = (uint64_t)((double)(now - previous) * bucket_per_tick);
             if (bucket >= GAP_BUCKETS) bucket = GAP_BUCKETS - 1;
@@ -89,10 +76,6 @@ __attribute__((noinline)) void cprobe_lost_time_spinner_run(cprobe_lost_time_spi
 
 void cprobe_lost_time_spinner_stop(cprobe_lost_time_spinner *spinner) {
     atomic_store_explicit(&spinner->stop, 1, memory_order_relaxed);
-}
-
-double cprobe_lost_time_spinner_lost_ns(cprobe_lost_time_spinner *spinner) {
-    return (double)atomic_load_explicit(&spinner->lost_ticks, memory_order_relaxed) * ns_per_tick(spinner);
 }
 
 double cprobe_lost_time_spinner_median_gap_ns(cprobe_lost_time_spinner *spinner) {
