@@ -17,9 +17,10 @@ enum LayoutJitter {
     /// Why every small size: a benchmark that allocates and frees one small block per operation gets
     /// the block at the head of that size's free list every time, and which block that is follows
     /// from everything the process allocated before; a few random sizes rarely touch that list.
-    /// `Harness/baseline/allocate-array` ran at 38 ns in most processes and 55 ns in about one of
-    /// five, every visit of a process alike. Taking 0–3 blocks off the head of each list up to
-    /// 1 KiB gives each visit a block of its own.
+    /// Taking 0–3 blocks off the head of each list up to 1 KiB gives each visit a block of its own.
+    /// It was meant for `Harness/baseline/allocate-array`, which runs at 38–41 ns in most processes
+    /// and 53–58 ns in a few, every visit of a process alike: one in five before, about one in ten
+    /// since (docs/measurement.md). That slow mode turned out not to be the free list.
     static func withRandomPlacement<Result>(_ body: () throws -> Result) rethrows -> Result {
         var generator = SystemRandomNumberGenerator()
         var padding = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
