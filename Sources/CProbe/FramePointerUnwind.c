@@ -7,8 +7,9 @@
 // tables at about 0.9 µs a frame. Three places break the chain, and each is handled exactly:
 //  - the interrupted frame: a leaf (Swift leaves have no prologue) or a function in its prologue
 //    or epilogue has not set rbp to its own frame, so rbp still points at the caller's record
-//    and the caller would be skipped. Which case holds depends only on the program counter, so
-//    libunwind answers it once per pc and a small lock-free table remembers the answer;
+//    and the caller would be skipped. Which case holds depends only on the program counter: the
+//    function's first bytes answer it for functions that start with the frame-record prologue,
+//    libunwind for the others, once per pc, and a small lock-free table remembers the answer;
 //  - return addresses into code without frame pointers (glibc, libdispatch, qsort calling back
 //    into Swift): libunwind steps through those frames from the frame record's values and the
 //    walk goes back to frame records when it reaches frame-pointer code again;
@@ -31,42 +32,107 @@
 
 typedef struct {
     int count;
-    uintptr_t starts[CPROBE_MAX_FP_RANGES];
-    uintptr_t ends[CPROBE_MAX_FP_RANGES];
+    cprobe_code_range ranges[CPROBE_MAX_FP_RANGES];  // sorted by start
 } fp_ranges;
 
 // Published once filled; replaced tables are never freed, because a handler may still read them.
 static _Atomic(fp_ranges *) published_ranges;
 
-int cprobe_set_frame_pointer_ranges(const uintptr_t *starts, const uintptr_t *ends, int count) {
+int cprobe_set_frame_pointer_code(const cprobe_code_range *ranges, int count) {
     if (count < 0 || count > CPROBE_MAX_FP_RANGES) return -1;
     fp_ranges *table = calloc(1, sizeof *table);
     if (!table) return -1;
     // Sorted by start for the handler's binary search.
     for (int i = 0; i < count; i++) {
         int j = table->count;
-        while (j > 0 && table->starts[j - 1] > starts[i]) {
-            table->starts[j] = table->starts[j - 1];
-            table->ends[j] = table->ends[j - 1];
+        while (j > 0 && table->ranges[j - 1].start > ranges[i].start) {
+            table->ranges[j] = table->ranges[j - 1];
             j--;
         }
-        table->starts[j] = starts[i];
-        table->ends[j] = ends[i];
+        table->ranges[j] = ranges[i];
         table->count++;
     }
     atomic_store_explicit(&published_ranges, table, memory_order_release);
     return 0;
 }
 
-int cprobe_in_frame_pointer_code(uintptr_t pc) {
+static const cprobe_code_range *range_of(uintptr_t pc) {
     const fp_ranges *table = atomic_load_explicit(&published_ranges, memory_order_acquire);
-    if (!table) return 0;
+    if (!table) return NULL;
     int low = 0, high = table->count;
     while (low < high) {
         int mid = (low + high) / 2;
-        if (table->starts[mid] <= pc) low = mid + 1; else high = mid;
+        if (table->ranges[mid].start <= pc) low = mid + 1; else high = mid;
     }
-    return low > 0 && pc < table->ends[low - 1];
+    return low > 0 && pc < table->ranges[low - 1].end ? &table->ranges[low - 1] : NULL;
+}
+
+int cprobe_in_frame_pointer_code(uintptr_t pc) { return range_of(pc) != NULL; }
+
+// MARK: - The interrupted frame from its function's first bytes
+
+// Which function `pc` is in, from the module's function index: its start, or 0.
+static uintptr_t function_start(const cprobe_code_range *range, uintptr_t pc) {
+    if (!range->functions || pc < range->function_base || pc - range->function_base > UINT32_MAX) return 0;
+    uint32_t offset = (uint32_t)(pc - range->function_base);
+    const uint32_t *f = range->functions;
+    int low = 0, high = range->function_count;
+    while (low < high) {
+        int mid = (low + high) / 2;
+        if (f[3 * mid] <= offset) low = mid + 1; else high = mid;
+    }
+    if (low == 0) return 0;
+    // Aliases share a start, the largest first: its size decides.
+    int index = low - 1;
+    while (index > 0 && f[3 * (index - 1)] == f[3 * index]) index--;
+    uint32_t start = f[3 * index], size = f[3 * index + 1];
+    if (size == 0 || offset - start >= size) return 0;
+    uintptr_t address = range->function_base + start;
+    // The bytes read below must lie in this executable mapping.
+    if (address < range->start || address + 8 > range->end) return 0;
+    return address;
+}
+
+// Swift (and C built with frame pointers) sets up a frame record in the function's first two
+// instructions and takes it down in its last ones, `pop %rbp` (or `leave`) right before `ret` or
+// a tail call's `jmp`. So in a function that starts with `[endbr64] push %rbp; mov %rsp,%rbp`,
+// the interrupted instruction alone says where the return address is:
+//  - at the `push` (or the `endbr64` before it): nothing pushed yet, the return address at sp;
+//  - right after the `push`: the caller's rbp at sp, the return address above it;
+//  - at a `ret`: the record is gone, the return address at sp;
+//  - right after a `pop %rbp` or `leave` (a tail call's `jmp`, say): unknown here, libunwind;
+//  - anywhere else: rbp is this function's record.
+// That keeps libunwind, and the unwind-table pages it reads (64 KiB of RSS for each new page, with
+// the kernel's fault-around), away from most new program counters. Functions without that
+// prologue (Swift leaves, glibc) still ask libunwind.
+int cprobe_frame_from_code(uintptr_t pc, uintptr_t *return_offset) {
+    const cprobe_code_range *range = range_of(pc);
+    if (!range) return CPROBE_FRAME_UNKNOWN;
+    uintptr_t start = function_start(range, pc);
+    if (!start) return CPROBE_FRAME_UNKNOWN;
+    const unsigned char *code = (const unsigned char *)start;
+    uintptr_t push = start;
+    if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) push += 4;
+    const unsigned char *p = (const unsigned char *)push;
+    if (push + 4 > range->end || !(p[0] == 0x55 && p[1] == 0x48 && p[2] == 0x89 && p[3] == 0xe5)) {
+        return CPROBE_FRAME_UNKNOWN;
+    }
+    if (pc <= push) {
+        *return_offset = 0;
+        return CPROBE_FRAME_NO_RECORD;
+    }
+    if (pc == push + 1) {
+        *return_offset = 8;
+        return CPROBE_FRAME_NO_RECORD;
+    }
+    if (pc < push + 4) return CPROBE_FRAME_UNKNOWN;  // inside the mov: not an instruction boundary
+    const unsigned char *at = (const unsigned char *)pc;
+    if (pc + 2 <= range->end && (at[0] == 0xc3 || (at[0] == 0xf3 && at[1] == 0xc3))) {
+        *return_offset = 0;
+        return CPROBE_FRAME_NO_RECORD;
+    }
+    if (at[-1] == 0x5d || at[-1] == 0xc9) return CPROBE_FRAME_UNKNOWN;
+    return CPROBE_FRAME_RECORD;
 }
 
 // MARK: - Attached threads: stack bounds and the outermost frames
@@ -133,7 +199,12 @@ int cprobe_thread_attached(void) { return this_thread.high != 0; }
 
 // MARK: - The interrupted frame: has it set rbp to its own frame record yet?
 
-enum { FRAME_UNKNOWN = 0, FRAME_RECORD = 1, FRAME_NO_RECORD = 2, FRAME_UNCACHEABLE = 3 };
+enum {
+    FRAME_UNKNOWN = CPROBE_FRAME_UNKNOWN,
+    FRAME_RECORD = CPROBE_FRAME_RECORD,
+    FRAME_NO_RECORD = CPROBE_FRAME_NO_RECORD,
+    FRAME_UNCACHEABLE = 3
+};
 
 // Direct-mapped: key = pc, value = kind | (return address offset from sp << 2). The key is
 // cleared while an entry is rewritten, and a reader checks it before and after the value.
@@ -246,30 +317,105 @@ static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor) {
     }
 }
 
+// libunwind's answer for a frame at the context's pc: does rbp hold this frame's record (rbp ==
+// CFA - 16), or the caller's (rbp unchanged by the step), and where is the return address? No
+// answer for a function without an unwind table entry (libswiftCore has protocol witnesses
+// without one): libunwind then makes up a one-byte procedure and its step is a guess.
+static uintptr_t frame_from_libunwind(const ucontext_t *context, int *steps) {
+    uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
+    uintptr_t bp = (uintptr_t)context->uc_mcontext.gregs[REG_RBP];
+    uintptr_t value = FRAME_UNCACHEABLE;
+    unw_cursor_t cursor;
+    unw_proc_info_t info;
+    uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+    if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0 &&
+        unw_get_proc_info(&cursor, &info) == 0 && info.format != UNW_INFO_FORMAT_DYNAMIC && info.start_ip <= pc &&
+        pc < info.end_ip) {
+        (*steps)++;
+        if (unw_step(&cursor) > 0) {
+            unw_word_t cfa = 0, caller_bp = 0;
+            unw_get_reg(&cursor, UNW_REG_SP, &cfa);
+            unw_get_reg(&cursor, UNW_X86_64_RBP, &caller_bp);
+            if (bp + 16 == cfa) {
+                value = FRAME_RECORD;
+            } else if (caller_bp == bp && cfa >= sp + 8 && cfa - sp - 8 < ((uintptr_t)1 << 20)) {
+                value = FRAME_NO_RECORD | ((cfa - 8 - sp) << 2);
+            }
+        }
+    }
+    return value;
+}
+
+static uintptr_t frame_value_from_code(uintptr_t pc) {
+    uintptr_t offset = 0;
+    switch (cprobe_frame_from_code(pc, &offset)) {
+    case CPROBE_FRAME_RECORD: return FRAME_RECORD;
+    case CPROBE_FRAME_NO_RECORD: return FRAME_NO_RECORD | (offset << 2);
+    default: return FRAME_UNKNOWN;
+    }
+}
+
+static _Atomic int rule_check_on;
+static _Atomic long rule_agreed, rule_disagreed;
+static _Atomic uintptr_t rule_first_disagreement;
+
+void cprobe_set_frame_rule_check(int on) {
+    if (on) {
+        atomic_store(&rule_agreed, 0);
+        atomic_store(&rule_disagreed, 0);
+        atomic_store(&rule_first_disagreement, 0);
+    }
+    atomic_store(&rule_check_on, on);
+}
+
+void cprobe_frame_rule_check_counts(long *agreed, long *disagreed, uintptr_t *first_disagreement) {
+    *agreed = atomic_load(&rule_agreed);
+    *disagreed = atomic_load(&rule_disagreed);
+    *first_disagreement = atomic_load(&rule_first_disagreement);
+}
+
+int cprobe_frame_from_libunwind(uintptr_t pc, uintptr_t *return_offset) {
+    // A scratch stack whose every word holds the frame-pointer value, as a real stack would at
+    // the two places the answer reads it: the saved rbp right after `push %rbp`, and the record.
+    static uintptr_t stack[8192];
+    uintptr_t sp = (uintptr_t)&stack[1024];
+    uintptr_t bp = (uintptr_t)&stack[1024 + 64];
+    for (size_t i = 0; i < sizeof stack / sizeof stack[0]; i++) stack[i] = bp;
+    ucontext_t uc;
+    context_for(&uc, pc, sp, bp);
+    int steps = 0;
+    uintptr_t value = frame_from_libunwind(&uc, &steps);
+    *return_offset = value >> 2;
+    switch (value & 3) {
+    case FRAME_RECORD: return CPROBE_FRAME_RECORD;
+    case FRAME_NO_RECORD: return CPROBE_FRAME_NO_RECORD;
+    default: return CPROBE_FRAME_UNKNOWN;
+    }
+}
+
 // The interrupted frame: pushes its caller and returns the frame record to continue from (0 when
-// libunwind took the rest of the walk, or the walk ended).
+// libunwind took the rest of the walk, or the walk ended). Asks the function's first bytes, then
+// libunwind, once per pc; a small lock-free table remembers the answer.
 static uintptr_t step_interrupted(walk_state *w, const ucontext_t *context) {
     uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
     uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
     uintptr_t bp = (uintptr_t)context->uc_mcontext.gregs[REG_RBP];
-    uintptr_t value = pc_cache_lookup(pc);
+    int checking = atomic_load_explicit(&rule_check_on, memory_order_relaxed);
+    uintptr_t value = checking ? 0 : pc_cache_lookup(pc);
     if (value == 0) {
-        // Ask libunwind once for this pc: does rbp hold this frame's record (rbp == CFA - 16), or
-        // the caller's (rbp unchanged by the step), and where is the return address?
-        value = FRAME_UNCACHEABLE;
-        unw_cursor_t cursor;
-        if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0) {
-            w->libunwind_steps++;
-            if (unw_step(&cursor) > 0) {
-                unw_word_t cfa = 0, caller_bp = 0;
-                unw_get_reg(&cursor, UNW_REG_SP, &cfa);
-                unw_get_reg(&cursor, UNW_X86_64_RBP, &caller_bp);
-                if (bp + 16 == cfa) {
-                    value = FRAME_RECORD;
-                } else if (caller_bp == bp && cfa >= sp + 8 && cfa - sp - 8 < ((uintptr_t)1 << 20)) {
-                    value = FRAME_NO_RECORD | ((cfa - 8 - sp) << 2);
+        value = frame_value_from_code(pc);
+        if (value == FRAME_UNKNOWN || checking) {
+            uintptr_t unwound = frame_from_libunwind(context, &w->libunwind_steps);
+            if (value != FRAME_UNKNOWN && unwound != FRAME_UNCACHEABLE) {
+                if (unwound == value) {
+                    atomic_fetch_add(&rule_agreed, 1);
+                } else {
+                    atomic_fetch_add(&rule_disagreed, 1);
+                    uintptr_t none = 0;
+                    atomic_compare_exchange_strong(&rule_first_disagreement, &none, pc);
                 }
             }
+            value = unwound;
         }
         pc_cache_store(pc, value);
     }

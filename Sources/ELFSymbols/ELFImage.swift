@@ -57,7 +57,8 @@ public struct ELFImage: Sendable {
     /// (`.dynsym`) functions are known.
     public let hasSymbolTable: Bool
     /// Function symbols sorted by address (aliases: the larger first), relative to `base`.
-    let entries: [Entry]
+    private let table: FunctionTable
+    var entries: UnsafeMutableBufferPointer<Entry> { table.entries }
     let base: UInt64
     /// The file range of the string table the names are in.
     let strings: Range<UInt64>
@@ -81,13 +82,21 @@ public struct ELFImage: Sendable {
         self.buildID = parsed.buildID
         self.loadSegments = parsed.segments
         self.hasSymbolTable = parsed.hasSymbolTable
-        self.entries = parsed.entries
+        self.table = FunctionTable(parsed.entries)
         self.base = parsed.base
         self.strings = parsed.strings
     }
 
     /// The number of function symbols.
     public var functionCount: Int { entries.count }
+
+    /// The function index for code that cannot call Swift: `count` entries of three `UInt32` each
+    /// (start relative to the link-time address `base`, size, where the name is), sorted by start,
+    /// aliases the largest first. The memory stays put and unchanged for as long as this image or a
+    /// copy of it is kept.
+    public var functionIndex: (base: UInt64, entries: UnsafeRawPointer?, count: Int) {
+        (base, UnsafeRawPointer(entries.baseAddress), entries.count)
+    }
 
     /// The link-time address of the byte at `fileOffset` in the file, or nil when no loadable
     /// segment covers it. (A module offset in `/proc/<pid>/maps` terms becomes an address that

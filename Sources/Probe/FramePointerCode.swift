@@ -46,15 +46,18 @@ public enum FramePointerCode {
         thread.start()
     }()
 
-    private static let published: [Module] = {
-        let (modules, ranges) = classify(Symbolicator.readMappings())
-        let starts = ranges.map { UInt($0.lowerBound) }
-        let ends = ranges.map { UInt($0.upperBound) }
-        _ = cprobe_set_frame_pointer_ranges(starts, ends, Int32(min(ranges.count, Int(CPROBE_MAX_FP_RANGES))))
-        return modules
+    private static let published: [Module] = publication.modules
+
+    /// The modules' verdicts, and the images whose function indexes the signal handler reads for
+    /// ever (kept here, so nothing can free them).
+    private static let publication: (modules: [Module], images: [ELFImage]) = {
+        let (modules, ranges, images) = classify(Symbolicator.readMappings())
+        let published = Array(ranges.prefix(Int(CPROBE_MAX_FP_RANGES)))
+        _ = cprobe_set_frame_pointer_code(published, Int32(published.count))
+        return (modules, images)
     }()
 
-    static func classify(_ mappings: [Symbolicator.Mapping]) -> ([Module], [Range<UInt64>]) {
+    static func classify(_ mappings: [Symbolicator.Mapping]) -> ([Module], [cprobe_code_range], [ELFImage]) {
         // Executable, file-backed mappings (a module may have several), by path.
         var executable: [String: [Symbolicator.Mapping]] = [:]
         var order: [String] = []
@@ -63,7 +66,8 @@ public enum FramePointerCode {
             executable[mapping.path, default: []].append(mapping)
         }
         var modules: [Module] = []
-        var ranges: [Range<UInt64>] = []
+        var ranges: [cprobe_code_range] = []
+        var images: [ELFImage] = []
         for path in order {
             let maps = executable[path] ?? []
             // The symbolicator's image, which it keeps: stall stacks name functions of these modules.
@@ -71,9 +75,23 @@ public enum FramePointerCode {
             let (sampled, withRecord) = countFrameRecords(image, mappings: maps)
             let keeps = sampled > 0 && Double(withRecord) >= threshold * Double(sampled)
             modules.append(Module(path: path, sampled: sampled, withFrameRecord: withRecord, keepsFrameRecords: keeps))
-            if keeps { ranges += maps.map { $0.start..<$0.end } }
+            guard keeps else { continue }
+            images.append(image)
+            let index = image.functionIndex
+            for mapping in maps {
+                var range = cprobe_code_range(
+                    start: UInt(mapping.start), end: UInt(mapping.end), function_base: 0, functions: nil,
+                    function_count: 0)
+                // Where link-time address `index.base` sits in this process.
+                if let link = image.virtualAddress(forFileOffset: mapping.fileOffset), index.count <= Int(Int32.max) {
+                    range.function_base = UInt(truncatingIfNeeded: index.base &+ (mapping.start &- link))
+                    range.functions = index.entries?.assumingMemoryBound(to: UInt32.self)
+                    range.function_count = Int32(index.count)
+                }
+                ranges.append(range)
+            }
         }
-        return (modules, ranges)
+        return (modules, ranges, images)
     }
 
     /// Reads the first bytes of up to 4,000 functions (spread over the module) where they are

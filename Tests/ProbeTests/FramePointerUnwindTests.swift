@@ -39,6 +39,14 @@ final class SpinningThread: Sendable {
         while !stop.load(ordering: .relaxed) {}
     }
 
+    /// For a body that works instead of spinning: call first, on the thread, then loop until
+    /// `shouldStop`.
+    func announce() {
+        tid.store(StackSampler.currentThreadID, ordering: .releasing)
+    }
+
+    var shouldStop: Bool { stop.load(ordering: .relaxed) }
+
     func finish() {
         stop.store(true, ordering: .relaxed)
         finished.wait()

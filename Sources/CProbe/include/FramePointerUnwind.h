@@ -23,11 +23,38 @@ enum {
     CPROBE_UNWIND_NONE = 2,
 };
 
+/// An executable mapping of a module whose code keeps frame records, with the module's function
+/// index when there is one: `function_count` entries of three `uint32_t` each (start relative to
+/// `function_base`, size, name offset), sorted by start. The index must stay readable and unchanged
+/// for the life of the process.
+typedef struct {
+    uintptr_t start;
+    uintptr_t end;
+    uintptr_t function_base;
+    const uint32_t *functions;
+    int function_count;
+} cprobe_code_range;
+
 /// Publishes the executable address ranges whose code keeps frame records. Called outside any
 /// signal handler; the previous table stays readable. Returns 0, or -1 for too many ranges.
-int cprobe_set_frame_pointer_ranges(const uintptr_t *starts, const uintptr_t *ends, int count);
+int cprobe_set_frame_pointer_code(const cprobe_code_range *ranges, int count);
 /// True when `pc` lies in a published frame-pointer range.
 int cprobe_in_frame_pointer_code(uintptr_t pc);
+
+/// How the interrupted frame at `pc` stands, decided from its function's first bytes alone:
+/// CPROBE_FRAME_RECORD (rbp holds its frame record), CPROBE_FRAME_NO_RECORD with the return
+/// address's offset from sp in `*return_offset` (rbp is still the caller's), or CPROBE_FRAME_UNKNOWN
+/// (not a function that starts with `push %rbp; mov %rsp,%rbp`, or an instruction right after an
+/// epilogue's `pop %rbp`/`leave`: libunwind decides). Async-signal-safe.
+enum { CPROBE_FRAME_UNKNOWN = 0, CPROBE_FRAME_RECORD = 1, CPROBE_FRAME_NO_RECORD = 2 };
+int cprobe_frame_from_code(uintptr_t pc, uintptr_t *return_offset);
+/// The same question asked of libunwind (the function's DWARF unwind table), for a frame at `pc`
+/// with made-up register values on a scratch stack. For tests: the two must agree.
+int cprobe_frame_from_libunwind(uintptr_t pc, uintptr_t *return_offset);
+/// While on, every sample checks the answer from code against libunwind's for its interrupted
+/// frame (bypassing the cache) and counts agreements and disagreements. For tests.
+void cprobe_set_frame_rule_check(int on);
+void cprobe_frame_rule_check_counts(long *agreed, long *disagreed, uintptr_t *first_disagreement);
 
 /// Records the calling thread's stack bounds and outermost frames, so the signal handler can
 /// walk its frame records. Not async-signal-safe; called when a thread is prepared. Returns 0 or -1.
