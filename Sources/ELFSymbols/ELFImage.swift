@@ -58,7 +58,7 @@ public struct ELFImage: Sendable {
     public let hasSymbolTable: Bool
     /// Function symbols sorted by address (aliases: the larger first), relative to `base`.
     private let table: FunctionTable
-    var entries: UnsafeMutableBufferPointer<Entry> { table.entries }
+    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(table.entries) }
     let base: UInt64
     /// The file range of the string table the names are in.
     let strings: Range<UInt64>
