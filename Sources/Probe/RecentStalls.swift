@@ -35,25 +35,14 @@ struct RecentStalls {
     var keptFrameCount: Int { tables.frames.count }
     var keptGroupKeyCount: Int { tables.groupKeys.count }
 
-    /// Keeps only what the ring's records use.
+    /// Keeps only what the ring's records use (once per `capacity` appends, so looking every index
+    /// up by value again costs nothing worth saving).
     private mutating func compact() {
         var kept = StallTables()
-        var frameIndex: [UInt32: UInt32] = [:]
-        var groupKeyIndex: [UInt32: UInt32] = [:]
         ring = ring.map { packed in
             packed.reindexed(
-                frames: { old in
-                    if let index = frameIndex[old] { return index }
-                    let index = kept.frames.index(of: tables.frames[old])
-                    frameIndex[old] = index
-                    return index
-                },
-                groupKeys: { old in
-                    if let index = groupKeyIndex[old] { return index }
-                    let index = kept.groupKeys.index(of: tables.groupKeys[old])
-                    groupKeyIndex[old] = index
-                    return index
-                })
+                frames: { kept.frames.index(of: tables.frames[$0]) },
+                groupKeys: { kept.groupKeys.index(of: tables.groupKeys[$0]) })
         }
         tables = kept
         appendsSinceCompaction = 0
