@@ -24,6 +24,13 @@ int cprobe_sigrtmin(void) { return SIGRTMIN; }
 int cprobe_sigrtmax(void) { return SIGRTMAX; }
 pid_t cprobe_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
+int cprobe_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    return pthread_setname_np(pthread_self(), truncated);
+}
+
 // MARK: - Slots: preallocated storage the handler writes into
 
 enum { PHASE_IDLE = 0, PHASE_REQUESTED = 1, PHASE_WRITING = 2, PHASE_DONE = 3 };

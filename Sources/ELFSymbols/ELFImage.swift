@@ -98,6 +98,12 @@ public struct ELFImage: Sendable {
         (base, UnsafeRawPointer(entries.baseAddress), entries.count)
     }
 
+    /// `count` bytes of the file at `fileOffset`, read with `pread` (nothing is mapped, so reading
+    /// a module's code this way does not make its pages resident in the process), or nil past the end.
+    public func bytes(atFileOffset fileOffset: UInt64, count: Int) -> [UInt8]? {
+        source.bytes(at: fileOffset, count: count)
+    }
+
     /// The link-time address of the byte at `fileOffset` in the file, or nil when no loadable
     /// segment covers it. (A module offset in `/proc/<pid>/maps` terms becomes an address that
     /// `llvm-symbolizer` and `addr2line` understand.)

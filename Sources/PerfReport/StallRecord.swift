@@ -42,12 +42,20 @@ public struct StallRecord: Codable, Sendable, Equatable {
     /// `threadID`, `callTree` and `topStack` then describe the threads together: `threadID` is
     /// a thread whose own stack is the most frequent one.
     public var threads: [ThreadStack]?
+    /// How much of the stall its profile covers, from the first sample to the last: less than the
+    /// duration when the stall outlasted `maxSamplesPerStall` samples (then sampling stopped while
+    /// the stall went on being timed). Nil when nothing was sampled.
+    public var sampledNanoseconds: Double?
+    /// For a blocked stall, the system call most of its samples found the thread waiting in
+    /// ("futex", "clock_nanosleep", "read", …), as `/proc/self/task/<tid>/syscall` names it by number.
+    public var waitingIn: String?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
         thresholdNanoseconds: Double, threadCPUNanoseconds: Double?, classification: Classification,
         threadStates: [String], sampleCount: Int, unansweredSamples: Int, callTree: CallTreeNode?,
-        topStack: [StackFrame], groupKey: String, threads: [ThreadStack]? = nil
+        topStack: [StackFrame], groupKey: String, threads: [ThreadStack]? = nil, sampledNanoseconds: Double? = nil,
+        waitingIn: String? = nil
     ) {
         self.watchdog = watchdog
         self.threadID = threadID
@@ -64,6 +72,8 @@ public struct StallRecord: Codable, Sendable, Equatable {
         self.topStack = topStack
         self.groupKey = groupKey
         self.threads = threads
+        self.sampledNanoseconds = sampledNanoseconds
+        self.waitingIn = waitingIn
     }
 }
 

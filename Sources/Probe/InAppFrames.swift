@@ -29,7 +29,8 @@ import PerfReport
 /// `_swift_…`), its C++ (`swift::`, still mangled: `_ZN5swift…`), libdispatch (`dispatch_…`,
 /// `_dispatch_…`), the blocks runtime (`_Block_…`), CoreFoundation (`CF…`, `_CF…`, `__CF…`), and
 /// Swift functions whose demangled name starts with a toolchain module (`Swift.`,
-/// `_Concurrency.`, `Foundation.`, …). Not recognised: generic specialisations and closures of
+/// `_Concurrency.`, `Foundation.`, …). Probe's own code (its Swift modules, its C functions
+/// `cprobe_…`) is never the app's either: a stall is never blamed on the watchdog. Not recognised: generic specialisations and closures of
 /// those functions (`generic specialization <…> of Swift.…`), which are named after the app's
 /// types as much as the library's, and the C library of a fully static executable
 /// (`-static-executable`), whose function names cannot be told from the app's own C.
@@ -96,6 +97,8 @@ enum InAppFrames {
 
     private static let runtimeSymbolPrefixes = [
         "swift_", "_swift_", "__swift_", "_ZN5swift", "_ZNK5swift", "dispatch_", "_dispatch_", "_Block_", "_CF", "__CF",
+        // Probe's own C (the pool's job trampoline is on every pool job's stack): never the app's.
+        "cprobe_",
     ]
 
     /// Swift modules of the toolchain, as the first component of a demangled name.
@@ -103,5 +106,7 @@ enum InAppFrames {
         "Swift", "_Concurrency", "_StringProcessing", "_RegexParser", "RegexBuilder", "Synchronization", "Observation",
         "Distributed", "Dispatch", "Glibc", "Musl", "Foundation", "FoundationEssentials",
         "FoundationInternationalization", "FoundationNetworking", "FoundationXML", "XCTest", "Testing",
+        // Probe itself, linked into the service: its frames are never what stalls the service.
+        "Probe", "ProbeNIO", "ProbeServiceLifecycle",
     ]
 }

@@ -27,6 +27,11 @@ struct RecentStalls {
         if appendsSinceCompaction >= capacity { compact() }
     }
 
+    /// Drops the latest record.
+    mutating func removeLatest() {
+        if !ring.isEmpty { ring.removeLast() }
+    }
+
     /// The records, oldest first, as they were added.
     var records: [StallRecord] { ring.map { $0.record(tables: tables) } }
 

@@ -12,7 +12,7 @@ enum StallBuilder {
     ) -> StallRecord {
         let elapsed = now.saturatingSubtract(episode.busySince)
         let duration = elapsed > episode.excused ? elapsed - episode.excused : 0
-        let start = Date().addingTimeInterval(-Double(elapsed) / 1e9)
+        let start = episode.startDate
         if episode.isPoolStarvation {
             return poolStarvationRecord(
                 for: episode, watchdog: watchdog, threshold: threshold, ongoing: ongoing, start: start,
@@ -37,7 +37,13 @@ enum StallBuilder {
             watchdog: watchdog, threadID: tid, start: start, durationNanoseconds: Double(duration), ongoing: ongoing,
             thresholdNanoseconds: Double(threshold), threadCPUNanoseconds: cpu, classification: classification,
             threadStates: states, sampleCount: episode.samples.sampleCount,
-            unansweredSamples: episode.samples.unanswered, callTree: tree, topStack: top, groupKey: groupKey(top))
+            unansweredSamples: episode.samples.unanswered, callTree: tree, topStack: top, groupKey: groupKey(top),
+            sampledNanoseconds: sampled(episode.samples),
+            waitingIn: classification == .blocked ? episode.samples.mostCommonWait : nil)
+    }
+
+    private static func sampled(_ samples: ThreadSamples) -> Double? {
+        samples.sampleCount == 0 ? nil : Double(samples.sampledNanoseconds)
     }
 
     /// A starvation of the cooperative pool: every pool thread's samples merged into the call
@@ -48,9 +54,13 @@ enum StallBuilder {
         for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, start: Date, duration: UInt64,
         symbolicator: Symbolicator
     ) -> StallRecord {
-        let perThread = episode.poolThreads.map { thread in
+        // Probe's own threads never count; a Dispatch worker parked waiting for work is not what
+        // holds the pool, so it is left out too (unless every thread was parked).
+        let sampledThreads = episode.poolThreads.filter { !ProbeThreads.contains($0.thread.id) }.map { thread in
             (thread: thread, stacks: symbolicatedStacks(thread.samples, symbolicator: symbolicator))
         }
+        let working = sampledThreads.filter { !PoolWorkerIdle.isParked(mostFrequent($0.stacks)) }
+        let perThread = working.isEmpty ? sampledThreads : working
         let stacks = perThread.flatMap(\.stacks)
         let top = mostFrequent(stacks)
         let topKey = top.map(functionKey)
@@ -61,13 +71,15 @@ enum StallBuilder {
                 unansweredSamples: entry.thread.samples.unanswered, topStack: mostFrequent(entry.stacks))
         }
         let dominant = threads.first { $0.topStack.map(functionKey) == topKey } ?? threads.first
-        let states = episode.poolThreads.flatMap(\.samples.states)
+        let states = perThread.flatMap(\.thread.samples.states)
+        let sampledNanoseconds = perThread.map(\.thread.samples.sampledNanoseconds).max()
         return StallRecord(
             watchdog: watchdog, threadID: dominant?.threadID ?? 0, start: start,
             durationNanoseconds: Double(duration), ongoing: ongoing, thresholdNanoseconds: Double(threshold),
             threadCPUNanoseconds: nil, classification: .starved, threadStates: states,
             sampleCount: states.count, unansweredSamples: threads.reduce(0) { $0 + $1.unansweredSamples },
-            callTree: callTree(stacks), topStack: top, groupKey: groupKey(top), threads: threads)
+            callTree: callTree(stacks), topStack: top, groupKey: groupKey(top), threads: threads,
+            sampledNanoseconds: states.isEmpty ? nil : sampledNanoseconds.map { Double($0) })
     }
 
     /// A distinct stack with the number of samples that saw it.
@@ -88,20 +100,22 @@ enum StallBuilder {
         return stacks
     }
 
-    /// CPU-bound: CPU time close to wall time. Blocked: asleep or in disk wait with little CPU.
-    /// Starved: runnable ("R") yet given little CPU.
+    /// From the thread's states at its samples: CPU-bound when it was running or runnable ("R")
+    /// at most of them — a thread waiting for a CPU that other processes took is still busy with
+    /// the service's code, so the CPU-time ratio, which depends on the neighbours, does not decide
+    /// it; blocked when asleep or in disk wait ("S", "D") at most of them. Without samples, the
+    /// CPU time decides: close to the wall time CPU-bound, close to zero blocked. `starved` is
+    /// never decided here: it is for work that found no thread at all (a whole pool taken, a queue
+    /// nobody drained).
     static func classify(cpu: Double?, wall: Double, states: [String]) -> StallRecord.Classification {
         let running = states.count { $0 == "R" }
         let waiting = states.count { $0 == "S" || $0 == "D" }
-        guard let cpu else {
-            if states.isEmpty { return .unknown }
-            return waiting * 2 > states.count ? .blocked : .unknown
-        }
+        if running * 2 > states.count { return .cpuBound }
+        if waiting * 2 > states.count { return .blocked }
+        guard let cpu else { return .unknown }
         let ratio = cpu / wall
         if ratio >= 0.6 { return .cpuBound }
-        if states.isEmpty { return ratio < 0.2 ? .blocked : .unknown }
-        if running * 2 > states.count { return .starved }
-        if waiting * 2 > states.count || ratio < 0.2 { return .blocked }
+        if ratio < 0.2 { return .blocked }
         return .unknown
     }
 

@@ -2,10 +2,13 @@ import Foundation
 import Logging
 import Metrics
 import PerfReport
+import Synchronization
 
 /// Where finished stall records go: the callback, a JSON-lines file, swift-log and swift-metrics.
 struct StallOutlets {
     let configuration: WatchdogConfiguration
+    /// Called for each record the JSON-lines file did not take (``Watchdog/unwrittenRecords``).
+    var onWriteFailure: (@Sendable () -> Void)?
     private let stalls: Counter?
     private let durations: Metrics.Timer?
 
@@ -22,11 +25,17 @@ struct StallOutlets {
         }
     }
 
-    func deliver(_ record: StallRecord) {
-        stalls?.increment()
-        durations?.recordNanoseconds(Int64(record.durationNanoseconds))
+    /// A stall reported early as ongoing (`reportOngoingAfter`) is counted at that report
+    /// (`counted`) and timed at its last one (`early` false): once each.
+    func deliver(_ record: StallRecord, counted: Bool = true, early: Bool = false) {
+        if counted { stalls?.increment() }
+        if !early { durations?.recordNanoseconds(Int64(record.durationNanoseconds)) }
         if let logger = configuration.logger { log(record, to: logger) }
-        if let path = configuration.jsonLinesPath { append(record, to: path) }
+        if let path = configuration.jsonLinesPath, let problem = append(record, to: path) {
+            onWriteFailure?()
+            configuration.logger?.error(
+                "watchdog \"\(configuration.name)\": a stall record could not be appended to \(path): \(problem)")
+        }
         configuration.onStall?(record)
     }
 
@@ -52,24 +61,37 @@ struct StallOutlets {
         return "\(module)+0x\(String(frame.moduleOffset ?? frame.address, radix: 16))"
     }
 
-    /// One JSON object per line, appended with O_APPEND so concurrent writers do not interleave lines.
-    private func append(_ record: StallRecord, to path: String) {
+    /// Why `path` cannot take stall records, or nil when it can: opened for appending (created if
+    /// missing, nothing written) as each record will be.
+    static func cannotAppend(to path: String) -> String? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        close(fd)
+        return nil
+    }
+
+    /// One JSON object per line, appended with O_APPEND so concurrent writers do not interleave
+    /// lines. Returns why it failed, or nil.
+    private func append(_ record: StallRecord, to path: String) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        guard var data = try? encoder.encode(record) else { return }
+        var data: Data
+        do { data = try encoder.encode(record) } catch { return "cannot encode it: \(error)" }
         data.append(0x0A)
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
-        data.withUnsafeBytes { raw in
+        return data.withUnsafeBytes { raw -> String? in
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0, errno == EINTR { continue }
-                if n <= 0 { return }
+                if n < 0 { return String(cString: strerror(errno)) }
+                if n == 0 { return "the write made no progress" }
                 offset += n
             }
+            return nil
         }
     }
 }

@@ -26,6 +26,29 @@ enum ThreadInfo {
         271: "ppoll", 281: "epoll_pwait", 441: "epoll_pwait2",
     ]
 
+    /// Names of the x86_64 system calls a thread of a service is commonly found waiting in.
+    static let syscallNames: [Int: String] = [
+        0: "read", 1: "write", 2: "open", 3: "close", 7: "poll", 9: "mmap", 11: "munmap", 17: "pread64",
+        18: "pwrite64", 19: "readv", 20: "writev", 23: "select", 24: "sched_yield", 26: "msync", 28: "madvise",
+        34: "pause", 35: "nanosleep", 40: "sendfile", 42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom",
+        46: "sendmsg", 47: "recvmsg", 61: "wait4", 72: "fcntl", 73: "flock", 74: "fsync", 75: "fdatasync",
+        76: "truncate", 77: "ftruncate", 82: "rename", 87: "unlink", 128: "rt_sigtimedwait", 130: "rt_sigsuspend",
+        162: "sync", 202: "futex", 208: "io_getevents", 220: "semtimedop", 230: "clock_nanosleep",
+        232: "epoll_wait", 247: "waitid", 257: "openat", 270: "pselect6", 271: "ppoll", 275: "splice",
+        281: "epoll_pwait", 285: "fallocate", 288: "accept4", 295: "preadv", 296: "pwritev", 299: "recvmmsg",
+        306: "syncfs", 307: "sendmmsg", 318: "getrandom", 326: "copy_file_range", 426: "io_uring_enter",
+        441: "epoll_pwait2",
+    ]
+
+    /// The system call a `/proc/…/syscall` line shows the thread in: its name, or "syscall N" for
+    /// one not in ``syscallNames``; nil for "running" or an unreadable line.
+    static func syscallName(syscallLine: String) -> String? {
+        guard let first = syscallLine.split(separator: " ").first, let number = Int(first), number >= 0 else {
+            return nil
+        }
+        return syscallNames[number] ?? "syscall \(number)"
+    }
+
     /// The syscall's name when a `/proc/…/syscall` line shows the thread asleep in one of
     /// ``interruptibleSleeps``.
     static func interruptibleSleep(syscallLine: String) -> String? {

@@ -31,10 +31,31 @@ struct ThreadSamples {
     /// a stalled thread does not change its signal mask.
     var blocksSignal: Bool?
 
+    /// Samples that found the thread waiting (state S or D), by the system call it waited in.
+    private(set) var waits: [String: Int] = [:]
+    /// When the first and the latest sample were taken (CLOCK_MONOTONIC ns; 0 before any).
+    private(set) var firstSampleAt: UInt64 = 0
+    private(set) var lastSampleAt: UInt64 = 0
+
     var sampleCount: Int { states.count }
 
-    mutating func add(_ seen: Seen?, state: String, handlerNanoseconds: UInt64 = 0) {
+    /// The system call most waiting samples were in, if any sample waited.
+    var mostCommonWait: String? {
+        waits.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+    }
+
+    /// Time from the first sample to the latest.
+    var sampledNanoseconds: UInt64 { lastSampleAt.saturatingSubtract(firstSampleAt) }
+
+    mutating func add(
+        _ seen: Seen?, state: String, waitingIn: String? = nil, handlerNanoseconds: UInt64 = 0, at time: UInt64 = 0
+    ) {
         states.append(state)
+        if let waitingIn { waits[waitingIn, default: 0] += 1 }
+        if time != 0 {
+            if firstSampleAt == 0 { firstSampleAt = time }
+            lastSampleAt = time
+        }
         self.handlerNanoseconds += handlerNanoseconds
         guard let seen else {
             unanswered += 1

@@ -1,5 +1,6 @@
 import CProbe
 import Foundation
+import Logging
 import PerfReport
 import Synchronization
 
@@ -30,6 +31,7 @@ public final class Watchdog: Sendable {
     private let startStop = Mutex<Void>(())
     private let recent = Mutex(RecentStalls())
     private let counts = Mutex<(stalls: Int, pausesIgnored: Int)>((0, 0))
+    private let startLimitations = Mutex<[String]>([])
 
     public init(watching target: WatchTarget, configuration: WatchdogConfiguration) {
         self.target = target
@@ -50,6 +52,10 @@ public final class Watchdog: Sendable {
             if running.withLock({ $0 != nil }) { return }
             if let problem = configuration.problem {
                 throw StartError(description: "watchdog \"\(configuration.name)\": \(problem)")
+            }
+            if let path = configuration.jsonLinesPath, let problem = StallOutlets.cannotAppend(to: path) {
+                throw StartError(
+                    description: "watchdog \"\(configuration.name)\": cannot append stalls to \(path): \(problem)")
             }
             if let owner = WatchedTargets.claim(target, by: configuration.name) {
                 throw StartError(
@@ -75,15 +81,21 @@ public final class Watchdog: Sendable {
             let finished = DispatchSemaphore(value: 0)
             let started = DispatchSemaphore(value: 0)
             let loop = WatchdogLoop(watchdog: self, slot: slot, stopRequest: stopRequest)
+            let limitations = loop.prepare()
+            startLimitations.withLock { $0 = limitations }
+            if let logger = configuration.logger {
+                for limitation in limitations {
+                    logger.warning("watchdog \"\(configuration.name)\": \(limitation)")
+                }
+            }
             let threadID = Mutex<Int32>(0)
-            let thread = Thread {
+            // Named after its sampling slot: the kernel keeps 15 bytes, too few for the watchdog's name.
+            ProbeThreads.start(name: "probe-wd-\(slot)") {
                 threadID.withLock { $0 = cprobe_gettid() }
                 started.signal()
                 loop.run()
                 finished.signal()
             }
-            thread.name = "probe-watchdog-\(configuration.name)"
-            thread.start()
             started.wait()
             claimed = false  // kept until stop()
             running.withLock {
@@ -99,7 +111,7 @@ public final class Watchdog: Sendable {
     public func stop() {
         startStop.withLock { _ in
             guard let current = running.withLock({ $0 }) else { return }
-            current.stopRequest.signal()
+            current.loop.requestStop()
             // From the watchdog's own callback the loop cannot be waited for: it finishes by itself
             // right after the callback returns, releasing its slot and the signal handler.
             if cprobe_gettid() != current.watchdogThread { current.finished.wait() }
@@ -113,6 +125,11 @@ public final class Watchdog: Sendable {
 
     public var isRunning: Bool { running.withLock { $0 != nil } }
 
+    /// What this watchdog cannot see in this process, found at its latest `start()` (also logged as
+    /// warnings to the configuration's logger): e.g. long jobs on the cooperative pool when another
+    /// library has taken over Swift concurrency's global executor. Empty when it sees everything.
+    public var limitations: [String] { startLimitations.withLock { $0 } }
+
     /// The most recent stalls, oldest first (at most `recentStallCapacity`).
     public var recentStalls: [StallRecord] { recent.withLock { $0.records } }
 
@@ -120,12 +137,37 @@ public final class Watchdog: Sendable {
     /// was paused (SIGSTOP, debugger, suspend).
     public var statistics: (stalls: Int, pausesIgnored: Int) { counts.withLock { $0 } }
 
+    /// Stall records that could not be appended to `jsonLinesPath` since creation (the disk
+    /// full, the file removed with its directory, …); each is also logged to the configuration's
+    /// logger, and still went to every other outlet.
+    public var unwrittenRecords: Int { outletFailuresCounter.value }
+
+    let outletFailuresCounter = FailureCounter()
+
     func record(_ stall: StallRecord) {
         recent.withLock { $0.append(stall, capacity: configuration.recentStallCapacity) }
         counts.withLock { $0.stalls += 1 }
     }
 
+    /// The final record of a stall reported early as ongoing: it takes that record's place when
+    /// that record is still the latest, and is added otherwise (not counted again either way).
+    func replaceLatest(with stall: StallRecord) {
+        recent.withLock { ring in
+            if let last = ring.records.last, last.ongoing, last.start == stall.start, last.threadID == stall.threadID {
+                ring.removeLatest()
+            }
+            ring.append(stall, capacity: configuration.recentStallCapacity)
+        }
+    }
+
     func notePauseIgnored() {
         counts.withLock { $0.pausesIgnored += 1 }
     }
+}
+
+/// A count shared between a watchdog and its loop's outlets.
+final class FailureCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -1,6 +1,7 @@
 import CProbe
 import Foundation
 import PerfReport
+import Synchronization
 
 /// The watchdog's thread: wakes every tick, checks whether the target is busy, samples the
 /// stalled thread and finishes stall records. Everything here is owned by that one thread.
@@ -14,26 +15,46 @@ final class WatchdogLoop: @unchecked Sendable {
     private let heartbeat: Heartbeat?
     /// Set when the target is the cooperative pool, whose threads are all sampled in a stall.
     private let poolPinger: CooperativePoolPinger?
+    /// True while the pool's jobs are timed (``PoolJobs``): a job holding its thread longer than the
+    /// threshold is a stall of that thread, and the pool is pinged only when every thread is busy.
+    private var timesPoolJobs = false
+    /// What this watchdog cannot see here, said once at start.
+    private(set) var limitations: [String] = []
 
     private let tick: UInt64
+    /// How often the resting clock looks at this watchdog's target while nothing is going on (see
+    /// `WatchdogConfiguration.restingLookInterval`).
+    let restingTick: UInt64
+    /// Set by `requestStop()`: the stop semaphore also wakes a parked loop for other reasons.
+    private let stopping = Atomic<Bool>(false)
     private let sampleInterval: UInt64
     private let threshold: UInt64
     private let pingInterval: UInt64
     /// A wake-up later than this (or a CLOCK_BOOTTIME jump) means the whole process was paused.
     private let pauseTolerance: UInt64
+    /// The pool's width (the runtime's queues run as many jobs at once as there are CPUs), read once:
+    /// `activeProcessorCount` reads the affinity and cgroup files on each call (20 µs, 8 syscalls here).
+    private let poolWidth = ProcessInfo.processInfo.activeProcessorCount
     private let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
 
     private var pingGeneration: UInt64 = 0
     private var pingSentAt: UInt64 = 0
     private var pingOutstanding = false
     private var episode: StallEpisode?
+    /// Long jobs on the cooperative pool going on now, by thread.
+    private var jobEpisodes: [Int32: StallEpisode] = [:]
+    /// Reads whether an event loop's thread is idle in its epoll wait, so an idle loop is not woken
+    /// by pings (each one is a wake-up of the loop's thread, the bulk of watching at rest).
+    private let idleWait = ThreadSyscallReader()
 
     init(watchdog: Watchdog, slot: Int32, stopRequest: DispatchSemaphore) {
         self.watchdog = watchdog
         self.configuration = watchdog.configuration
         self.slot = slot
         self.stopRequest = stopRequest
-        self.outlets = StallOutlets(configuration: configuration)
+        var outlets = StallOutlets(configuration: configuration)
+        outlets.onWriteFailure = { [failures = watchdog.outletFailuresCounter] in failures.add() }
+        self.outlets = outlets
         pinger = watchdog.target.makePinger(signal: configuration.signal)
         poolPinger = pinger as? CooperativePoolPinger
         if case .heartbeat(let beat) = watchdog.target { heartbeat = beat } else { heartbeat = nil }
@@ -41,27 +62,58 @@ final class WatchdogLoop: @unchecked Sendable {
         sampleInterval = max(100_000, configuration.sampleInterval.nanoseconds)
         // Between stalls the loop only looks for busy periods; samples have their own schedule.
         tick = max(2_000_000, min(50_000_000, threshold / 4))
+        restingTick = max(tick, configuration.restingLookInterval?.nanoseconds ?? min(250_000_000, threshold / 2))
         pingInterval = max(2_000_000, threshold / 4)
         pauseTolerance = max(threshold / 2, 50_000_000)
     }
 
     deinit { buffer.deallocate() }
 
+    /// Starts what the loop needs before its thread runs: the pool's job timing. Returns what the
+    /// watchdog cannot see here.
+    func prepare() -> [String] {
+        if poolPinger != nil {
+            if let reason = PoolJobs.start(signal: configuration.signal) {
+                limitations.append(reason)
+            } else {
+                timesPoolJobs = true
+            }
+        }
+        return limitations
+    }
+
     func run() {
         defer {
+            if timesPoolJobs { PoolJobs.stop() }
             cprobe_slot_release(slot)
             cprobe_uninstall_handler(configuration.signal)
         }
         FramePointerCode.publishInBackground()
-        poolPinger?.prepareThreads(now: cprobe_monotonic_ns())
+        // Timed jobs prepare each pool thread for sampling as it runs its first job.
+        if !timesPoolJobs { poolPinger?.prepareThreads(now: cprobe_monotonic_ns()) }
         if let pinger { sendPing(pinger, now: cprobe_monotonic_ns()) }
         var bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- cprobe_monotonic_ns())
         var expectedWake = cprobe_monotonic_ns() + tick
-        while true {
+        while !stopping.load(ordering: .acquiring) {
+            if isResting {
+                // Nothing to time: the resting clock looks for this watchdog, and wakes it (or stop()
+                // does). The time parked is no pause of the target's.
+                RestingClock.shared.park(self)
+                stopRequest.wait()
+                RestingClock.shared.unpark(self)
+                if stopping.load(ordering: .acquiring) { break }
+                let now = cprobe_monotonic_ns()
+                bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- now)
+                observe(now: now, pause: 0)
+                expectedWake = now + tick
+                continue
+            }
             var wake = expectedWake
-            if let episode, episode.sampling { wake = min(wake, episode.nextSampleAt) }
+            if let episode, episode.wantsSample { wake = min(wake, episode.nextSampleAt) }
+            for job in jobEpisodes.values where job.wantsSample { wake = min(wake, job.nextSampleAt) }
             let timeout = wake.saturatingSubtract(cprobe_monotonic_ns())
-            if stopRequest.wait(timeout: .now() + .nanoseconds(Int(timeout))) == .success { break }
+            _ = stopRequest.wait(timeout: .now() + .nanoseconds(Int(timeout)))
+            if stopping.load(ordering: .acquiring) { break }
             let now = cprobe_monotonic_ns()
             // A late wake-up of this thread, or CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC
             // (the machine was suspended), is time the watched thread could not run either.
@@ -73,10 +125,46 @@ final class WatchdogLoop: @unchecked Sendable {
             observe(now: now, pause: pause > pauseTolerance ? pause : 0)
             if now >= expectedWake { expectedWake = cprobe_monotonic_ns() + tick }
         }
-        if let episode, episode.confirmed, !episode.reported {
-            finish(episode, ongoing: true, now: cprobe_monotonic_ns())
+        // A stall that ended before the stop is recorded as ended, with its real duration; one
+        // still going on is recorded as ongoing.
+        observe(now: cprobe_monotonic_ns(), pause: 0, stopping: true)
+        let now = cprobe_monotonic_ns()
+        for stall in [episode].compactMap({ $0 }) + jobEpisodes.values.sorted(by: { $0.busySince < $1.busySince })
+        where stall.confirmed && !stall.absorbed {
+            finish(stall, ongoing: true, now: now)
         }
         episode = nil
+        jobEpisodes = [:]
+    }
+
+    /// Asks the loop's thread to stop (from `Watchdog.stop()`), parked or not.
+    func requestStop() {
+        stopping.store(true, ordering: .releasing)
+        stopRequest.signal()
+    }
+
+    /// Wakes the parked loop's thread (from the resting clock).
+    func resume() { stopRequest.signal() }
+
+    /// Nothing going on: no busy period, no outstanding ping, no long pool job.
+    private var isResting: Bool { episode == nil && jobEpisodes.isEmpty && !pingOutstanding }
+
+    /// The resting clock's look at a parked loop (its thread waits, so the clock has the loop to
+    /// itself): true when there is something to time, which the loop's own thread then does.
+    func needsItsThread(now: UInt64) -> Bool {
+        if let heartbeat { return heartbeat.currentBusySince != nil }
+        guard let pinger else { return false }
+        if timesPoolJobs, let oldest = PoolJobs.busySummary().oldestSince,
+            now.saturatingSubtract(oldest) >= threshold / 2
+        {
+            return true  // (a Probe thread never runs a pool job that long: its tasks are pings)
+        }
+        guard now.saturatingSubtract(pingSentAt) >= currentPingInterval(pinger) else { return false }
+        if isIdleInItsWait(pinger) {
+            pingSentAt = now
+            return false
+        }
+        return true  // a ping is due: the loop's thread sends it and times it
     }
 
     private func sendPing(_ pinger: any Pinger, now: UInt64) {
@@ -93,9 +181,32 @@ final class WatchdogLoop: @unchecked Sendable {
         }
         guard let pinger else { return nil }
         if pingOutstanding, pinger.arrivedGeneration == pingGeneration { pingOutstanding = false }
-        if !pingOutstanding { poolPinger?.prepareThreads(now: now) }
-        if !pingOutstanding, now.saturatingSubtract(pingSentAt) >= pingInterval { sendPing(pinger, now: now) }
+        if !pingOutstanding, !timesPoolJobs { poolPinger?.prepareThreads(now: now) }
+        if !pingOutstanding, now.saturatingSubtract(pingSentAt) >= currentPingInterval(pinger) {
+            if isIdleInItsWait(pinger) {
+                // Nothing to time: the loop waits for work. Looked at again next tick.
+                pingSentAt = now
+            } else {
+                sendPing(pinger, now: now)
+            }
+        }
         return pingOutstanding ? (pingSentAt, pinger.threadID) : nil
+    }
+
+    /// While the pool's jobs are timed and some pool thread is free, a new job can start at once:
+    /// the pool is pinged only every 10 s then, in case work outside Swift concurrency (Dispatch
+    /// work on the same threads) holds them — such a starvation is then timed from a ping sent up
+    /// to 10 s after it began.
+    private func currentPingInterval(_ pinger: any Pinger) -> UInt64 {
+        guard timesPoolJobs else { return pingInterval }
+        return PoolJobs.busySummary().count >= poolWidth ? pingInterval : max(pingInterval, 10_000_000_000)
+    }
+
+    /// True when the target is an executor whose one thread sits in an epoll wait (an event loop
+    /// with nothing to do): a ping would only wake it.
+    private func isIdleInItsWait(_ pinger: any Pinger) -> Bool {
+        guard pinger is ExecutorPinger, let thread = pinger.threadID else { return false }
+        return idleWait.isInEpollWait(thread)
     }
 
     /// When the episode's busy period ended, as the target recorded it; `now` when unknown.
@@ -104,97 +215,152 @@ final class WatchdogLoop: @unchecked Sendable {
         return end > episode.busySince && end <= now ? end : now
     }
 
-    private func observe(now: UInt64, pause: UInt64) {
+    private func observe(now: UInt64, pause: UInt64, stopping: Bool = false) {
         let busy = busyPeriod(now: now)
         if let current = episode, busy?.since != current.busySince {
             // The busy period ended (or a new one began): one report per stall, at its end.
-            if current.confirmed, !current.reported {
-                finish(current, ongoing: false, now: endOfBusyPeriod(current, now: now))
-            } else if current.pausedDuring, !current.confirmed {
-                watchdog.notePauseIgnored()
-            }
+            conclude(current, end: endOfBusyPeriod(current, now: now))
             episode = nil
         }
-        guard let busy else { return }
-        if episode == nil {
-            episode = StallEpisode(
-                busySince: busy.since, threadID: busy.thread, firstSeen: now,
-                cpuAtFirstSeen: busy.thread.flatMap(ThreadInfo.cpuNanoseconds(of:)), isPoolStarvation: poolPinger != nil
-            )
+        if let busy, !stopping {
+            var current =
+                episode
+                ?? StallEpisode(
+                    busySince: busy.since, threadID: busy.thread, firstSeen: now,
+                    cpuAtFirstSeen: busy.thread.flatMap(ThreadInfo.cpuNanoseconds(of:)),
+                    isPoolStarvation: poolPinger != nil)
+            // A queue's drain thread may only be known (or change) after the first look: CPU time
+            // is then counted for the thread seen now, from now.
+            if let thread = busy.thread, thread != current.threadID {
+                current.threadID = thread
+                current.firstSeen = now
+                current.cpuAtFirstSeen = ThreadInfo.cpuNanoseconds(of: thread)
+            }
+            advance(&current, now: now, pause: pause)
+            episode = current
         }
-        guard var current = episode else { return }
+        if timesPoolJobs { observeJobs(now: now, pause: pause, stopping: stopping) }
+    }
+
+    /// Long jobs on the pool: each pool thread inside one job for half the threshold becomes an
+    /// episode of its own, sampled like a stalled event loop. While the whole pool is starved, its
+    /// long jobs are that starvation (its record holds each thread's stack) and are not reported
+    /// again on their own.
+    private func observeJobs(now: UInt64, pause: UInt64, stopping: Bool) {
+        let busy = PoolJobs.busy().filter { !ProbeThreads.contains($0.thread) }
+        var since: [Int32: UInt64] = [:]
+        for job in busy { since[job.thread] = job.since }
+        for (thread, job) in jobEpisodes where since[thread] != job.busySince {
+            let recorded = PoolJobs.lastEnd(of: thread) ?? now
+            conclude(job, end: recorded > job.busySince && recorded <= now ? recorded : now)
+            jobEpisodes[thread] = nil
+        }
+        guard !stopping else { return }
+        let starved = episode?.confirmed == true
+        for job in busy where now.saturatingSubtract(job.since) >= threshold / 2 {
+            var current =
+                jobEpisodes[job.thread]
+                ?? StallEpisode(
+                    busySince: job.since, threadID: job.thread, firstSeen: now,
+                    cpuAtFirstSeen: ThreadInfo.cpuNanoseconds(of: job.thread))
+            if starved { current.absorbed = true }
+            advance(&current, now: now, pause: pause)
+            jobEpisodes[job.thread] = current
+        }
+    }
+
+    /// The end of an episode: its final report when it was a stall.
+    private func conclude(_ stall: StallEpisode, end: UInt64) {
+        if stall.confirmed, !stall.absorbed {
+            finish(stall, ongoing: false, now: end)
+        } else if stall.pausedDuring, !stall.confirmed {
+            watchdog.notePauseIgnored()
+        }
+    }
+
+    /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
+    /// half of it, reported early when `reportOngoingAfter` says so.
+    private func advance(_ current: inout StallEpisode, now: UInt64, pause: UInt64) {
         if pause > 0 {
             // Only the part of the pause inside this busy period is excused.
             current.excused += min(pause, now.saturatingSubtract(current.busySince))
             current.pausedDuring = true
         }
-        // A queue's drain thread may only be known (or change) after the first look: CPU time
-        // is then counted for the thread seen now, from now.
-        if let thread = busy.thread, thread != current.threadID {
-            current.threadID = thread
-            current.firstSeen = now
-            current.cpuAtFirstSeen = ThreadInfo.cpuNanoseconds(of: thread)
-        }
         let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now
         if effective >= threshold { current.confirmed = true }
-        if effective >= threshold / 2, now >= current.nextSampleAt {
+        if effective >= threshold / 2, now >= current.nextSampleAt, !current.samplingDone {
             if !current.sampling {
                 current.sampling = true
                 current.samplingSince = now
             }
-            if let tid = current.threadID {
-                if current.samples.sampleCount < configuration.maxSamplesPerStall {
-                    takeSample(of: tid, into: &current.samples, since: current.samplingSince, now: now)
-                }
-            } else if let poolPinger {
+            if current.isPoolStarvation, let poolPinger {
                 samplePool(poolPinger, into: &current, now: now)
+            } else if let tid = current.threadID {
+                takeSample(of: tid, into: &current.samples, since: current.samplingSince, now: now)
+                current.samplingDone = current.samples.sampleCount >= configuration.maxSamplesPerStall
             }
             // On schedule, not from now: a late wake-up does not stretch the interval for good.
             current.nextSampleAt = max(current.nextSampleAt + sampleInterval, now + sampleInterval / 2)
         }
-        if current.confirmed, !current.reported, effective >= configuration.reportOngoingAfter.nanoseconds {
-            finish(current, ongoing: true, now: now)
+        if current.confirmed, !current.reported, !current.absorbed, let after = configuration.reportOngoingAfter,
+            effective >= after.nanoseconds
+        {
+            finish(current, ongoing: true, now: now, early: true)
             current.reported = true
         }
-        episode = current
     }
 
     /// Samples every thread of the starved pool; a thread seen for the first time joins the
     /// episode (the pool may grow or replace threads while starved).
     private func samplePool(_ pool: CooperativePoolPinger, into episode: inout StallEpisode, now: UInt64) {
-        for thread in pool.poolThreads() ?? [] {
+        var threads = pool.poolThreads() ?? []
+        if timesPoolJobs {
+            let known = Set(threads.map(\.id))
+            for tid in PoolJobs.threads() where !known.contains(tid) {
+                if let name = CooperativePoolThreads.name(of: tid) { threads.append(PoolThread(id: tid, name: name)) }
+            }
+        }
+        var done = true
+        for thread in threads where !ProbeThreads.contains(thread.id) {
             var entry =
                 episode.poolThreads.first { $0.thread == thread } ?? PoolThreadSamples(thread: thread)
             guard entry.samples.sampleCount < configuration.maxSamplesPerStall else { continue }
             takeSample(of: thread.id, into: &entry.samples, since: episode.samplingSince, now: now)
+            if entry.samples.sampleCount < configuration.maxSamplesPerStall { done = false }
             if let index = episode.poolThreads.firstIndex(where: { $0.thread == thread }) {
                 episode.poolThreads[index] = entry
             } else {
                 episode.poolThreads.append(entry)
             }
         }
+        episode.samplingDone = done && !threads.isEmpty
     }
 
     private func takeSample(of tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
         let state = ThreadInfo.state(of: tid)
-        if state == "S" || state == "D", let line = ThreadInfo.syscallLine(of: tid), line != "running" {
+        var syscallLine: String?
+        if state == "S" || state == "D" { syscallLine = ThreadInfo.syscallLine(of: tid) }
+        let waitingIn = syscallLine.flatMap { ThreadInfo.syscallName(syscallLine: $0) }
+        if let line = syscallLine, line != "running" {
             // Blocked: the stack is read from /proc and the stack memory, never by a signal,
             // which would cut a sleep short (EINTR) or wake a wait. The same wait as at the
             // previous sample has the same stack.
             if let last = samples.lastWait, last.line == line {
-                samples.add(last.seen, state: state)
+                samples.add(last.seen, state: state, waitingIn: waitingIn, at: now)
                 return
             }
             if let stack = BlockedThreadStack.unwind(tid: tid, syscallLine: line) {
                 samples.lastWait = (line, .stack(stack))
-                samples.add(.stack(stack), state: state)
+                samples.add(.stack(stack), state: state, waitingIn: waitingIn, at: now)
                 return
             }
             if !configuration.interruptSleepingSyscalls, let name = ThreadInfo.interruptibleSleep(syscallLine: line) {
-                samples.lastWait = (line, .syscall(name))
-                samples.add(.syscall(name), state: state)
+                // Not kept as the wait's answer: the unwind failed this once (the thread left the
+                // wait during the walk, as a sleep in short steps does), and is tried again next time.
+                samples.lastWait = nil
+                samples.add(.syscall(name), state: state, waitingIn: waitingIn, at: now)
                 return
             }
         }
@@ -206,7 +372,7 @@ final class WatchdogLoop: @unchecked Sendable {
         let blocked = samples.blocksSignal ?? ThreadInfo.blocks(signal: configuration.signal, tid: tid)
         samples.blocksSignal = blocked
         if blocked {
-            samples.add(nil, state: state)
+            samples.add(nil, state: state, waitingIn: waitingIn, at: now)
             return
         }
         var info = cprobe_sample_info()
@@ -215,18 +381,20 @@ final class WatchdogLoop: @unchecked Sendable {
             Int32(CPROBE_UNWIND_FRAME_POINTERS), buffer, CPROBE_MAX_FRAMES, &info)
         if result == Int32(CPROBE_SAMPLE_OK), info.depth > 0 {
             let stack = Array(UnsafeBufferPointer(start: buffer, count: Int(info.depth)))
-            samples.add(.stack(stack), state: state, handlerNanoseconds: info.handler_ns)
+            samples.add(.stack(stack), state: state, waitingIn: waitingIn, handlerNanoseconds: info.handler_ns, at: now)
         } else {
-            samples.add(nil, state: state)
+            samples.add(nil, state: state, waitingIn: waitingIn, at: now)
         }
     }
 
-    private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64) {
+    private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false) {
         let record = StallBuilder.record(
             for: episode, watchdog: configuration.name, threshold: threshold, ongoing: ongoing, now: now,
             symbolicator: Symbolicator.shared)
-        watchdog.record(record)
-        outlets.deliver(record)
+        // A stall reported early (`reportOngoingAfter`) is counted once, at that report.
+        let isFinalOfReported = episode.reported
+        if !isFinalOfReported { watchdog.record(record) } else { watchdog.replaceLatest(with: record) }
+        outlets.deliver(record, counted: !isFinalOfReported, early: early)
     }
 }
 
@@ -241,7 +409,14 @@ struct StallEpisode {
     var excused: UInt64 = 0
     var pausedDuring = false
     var confirmed = false
+    /// Reported early, as ongoing (`reportOngoingAfter`); its final report follows at its end.
     var reported = false
+    /// A long pool job during a starvation of the whole pool: that starvation's record covers it.
+    var absorbed = false
+    /// Every thread has its `maxSamplesPerStall` samples: the stall is only timed from here on.
+    var samplingDone = false
+    /// When the busy period began, in wall-clock time (the same in an early and a final report).
+    let startDate: Date
     /// Sampling began (at half the threshold); samples follow every sample interval from then.
     var sampling = false
     var samplingSince: UInt64 = 0
@@ -259,7 +434,11 @@ struct StallEpisode {
         self.lastSeen = firstSeen
         self.cpuAtFirstSeen = cpuAtFirstSeen
         self.isPoolStarvation = isPoolStarvation
+        startDate = Date().addingTimeInterval(-Double(firstSeen.saturatingSubtract(busySince)) / 1e9)
     }
+
+    /// True while the watchdog should wake for this episode's next sample.
+    var wantsSample: Bool { sampling && !samplingDone }
 }
 
 /// The samples of one pool thread during a starvation.

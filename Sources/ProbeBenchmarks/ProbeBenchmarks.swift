@@ -78,6 +78,17 @@ public let probeSuite = BenchmarkSuite(
             body: { state, iterations in
                 for _ in 0..<iterations { blackHole(state.1.symbolicate(stack: state.0).count) }
             }),
+        // What timing the cooperative pool's jobs adds to each job: the trampoline's stamps (a
+        // thread-local look-up, a clock read and an atomic store before the job, a clock read and
+        // three stores after) around an empty job, against the same call without them. The job
+        // itself reaches its queue the runtime's way (the same `dispatch_async_f`), so this is
+        // all a watched pool pays per job.
+        Benchmark("Probe/pool/job-unstamped") { iterations in
+            for _ in 0..<iterations { emptyPoolJob(nil) }
+        },
+        Benchmark("Probe/pool/job-stamped") { iterations in
+            for _ in 0..<iterations { cprobe_pool_jobs_run_stamped(emptyPoolJob, nil) }
+        },
         Benchmark("Probe/startup/mark-x64") { iterations in
             for _ in 0..<iterations {
                 Startup.resetForBenchmarks()
@@ -96,6 +107,9 @@ public let probeSuite = BenchmarkSuite(
             teardown: { $0.stop() }),
     ]
 )
+
+/// The job of the pool benchmarks: nothing, behind a C function pointer as a job's body is.
+private let emptyPoolJob: @convention(c) (UnsafeMutableRawPointer?) -> Void = { blackHole($0) }
 
 @inline(never)
 func captureStack(depth: Int) -> [UInt] {

@@ -62,12 +62,10 @@ public struct WatchdogService: Service {
     private static func stop(_ watchdogs: [Watchdog]) async {
         guard !watchdogs.isEmpty else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
+            ProbeThreads.start(name: "probe-stop") {
                 for watchdog in watchdogs { watchdog.stop() }
                 done.resume()
             }
-            thread.name = "probe-watchdog-stop"
-            thread.start()
         }
     }
 }

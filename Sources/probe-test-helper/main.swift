@@ -74,9 +74,10 @@ func startup() {
 }
 
 /// A watchdog on the cooperative pool writing its stalls to `path`; exits on failure.
-func startPoolWatchdog(stallsPath path: String) -> Watchdog {
+func startPoolWatchdog(stallsPath path: String, maxSamplesPerStall: Int = 5000) -> Watchdog {
     var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
     configuration.sampleInterval = .milliseconds(20)
+    configuration.maxSamplesPerStall = maxSamplesPerStall
     configuration.metrics = false
     configuration.jsonLinesPath = path
     let watchdog = Watchdog(watching: .cooperativePool, configuration: configuration)
@@ -135,14 +136,101 @@ func idlePool(stallsPath: String) {
     print("stalls=\(watchdog.statistics.stalls)")
 }
 
+/// A plain request handler's mistake: a synchronous sleep inside a task.
+@inline(never)
+func sleepInsideTaskInHelper(milliseconds: Int) {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    while DispatchTime.now().uptimeNanoseconds < end { usleep(10_000) }
+}
+
+/// Runs `body` in one detached task and waits for it on this (non-pool) thread.
+func runAloneOnThePool(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        body()
+        done.signal()
+    }
+    done.wait()
+}
+
+/// One long job at a time on an otherwise free pool: a sleeping one, then a spinning one. Each
+/// must be one stall of its own thread, named by its function.
+func longJobs(stallsPath: String) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    Thread.sleep(forTimeInterval: 0.3)  // the queues are learned
+    print("limitations=\(watchdog.limitations.joined(separator: "; "))")
+    runAloneOnThePool { sleepInsideTaskInHelper(milliseconds: 500) }
+    Thread.sleep(forTimeInterval: 0.2)
+    runAloneOnThePool { spinInHelper(milliseconds: 500) }
+    Thread.sleep(forTimeInterval: 0.2)
+    watchdog.stop()
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
+/// Keeps the calling thread on CPU 0 only, or on every CPU again (`taskset -p` on its thread id:
+/// glibc's affinity calls are not imported into Swift).
+func pinCurrentThread(toCPU0 pin: Bool) {
+    let taskset = Process()
+    taskset.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+    taskset.arguments = [
+        "-p", "-c", pin ? "0" : "0-\(ProcessInfo.processInfo.processorCount - 1)", "\(StackSampler.currentThreadID)",
+    ]
+    taskset.standardOutput = FileHandle.nullDevice
+    try? taskset.run()
+    taskset.waitUntilExit()
+}
+
+/// A busy job on CPU 0, which the test keeps busy with another process: the job's thread is
+/// runnable but gets part of that CPU. The rest of the process (the watchdog, the pool's other
+/// threads) runs anywhere, so the pool is not starved.
+func spinBesideAnotherProcess(stallsPath: String) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    Thread.sleep(forTimeInterval: 0.3)
+    runAloneOnThePool {
+        pinCurrentThread(toCPU0: true)
+        spinInHelper(milliseconds: 500)
+        pinCurrentThread(toCPU0: false)
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    watchdog.stop()
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
+/// A job longer than the profile window (25 samples, 0.5 s): `seconds` of spinning alone on the pool.
+func longSpin(stallsPath: String, seconds: Int) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath, maxSamplesPerStall: 25)
+    Thread.sleep(forTimeInterval: 0.3)
+    runAloneOnThePool { spinInHelper(milliseconds: seconds * 1000) }
+    Thread.sleep(forTimeInterval: 0.2)
+    watchdog.stop()
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
+/// A starvation that ends while the watchdog is being stopped: recorded as ended.
+func starveThenStop(stallsPath: String) {
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    Thread.sleep(forTimeInterval: 0.3)
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    for _ in 0..<width { Task.detached { sleepInsideTaskInHelper(milliseconds: 400) } }
+    Thread.sleep(forTimeInterval: 0.45)  // the tasks end now: the pool's ping runs about here
+    watchdog.stop()
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("pause-target", _): pauseTarget()
 case ("startup", _): startup()
 case ("starve-pool", 2): starvePool(stallsPath: arguments[1])
 case ("idle-pool", 2): idlePool(stallsPath: arguments[1])
+case ("long-jobs", 2): longJobs(stallsPath: arguments[1])
+case ("spin-beside-another-process", 2): spinBesideAnotherProcess(stallsPath: arguments[1])
+case ("long-spin", 3): longSpin(stallsPath: arguments[1], seconds: Int(arguments[2]) ?? 1)
+case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
 default:
     FileHandle.standardError.write(
-        Data("usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE\n".utf8))
+        Data(
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|long-spin FILE SECONDS|starve-then-stop FILE\n"
+                .utf8))
     exit(1)
 }

@@ -10,12 +10,12 @@ import Testing
 @Suite(.serialized)
 struct CooperativePoolTests {
     /// Runs the helper in `mode`; returns its output and the stalls it wrote.
-    func runHelper(_ mode: String) throws -> (output: String, stalls: [StallRecord]) {
+    func runHelper(_ mode: String, _ extra: String...) throws -> (output: String, stalls: [StallRecord]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("probe-pool-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
-        process.arguments = [mode, path]
+        process.arguments = [mode, path] + extra
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -52,7 +52,86 @@ struct CooperativePoolTests {
             #expect(thread.threadStates.allSatisfy { $0 == "S" }, "\(thread.threadStates)")
         }
         #expect(stall.topStack.compactMap(\.symbol).contains { $0.contains("waitInsideTaskInHelper") })
+        #expect(stall.groupKey.hasPrefix("probe_test_helper.waitInsideTaskInHelper"), "\(stall.groupKey)")
+        // Only the blocked threads: neither Probe's threads nor idle Dispatch workers.
+        #expect(Set(threads.map(\.threadID)) == blocked, "\(threads.map { ($0.threadID, $0.name ?? "") })")
         #expect(stall.sampleCount == threads.reduce(0) { $0 + $1.sampleCount })
+    }
+
+    /// One job holding its pool thread while the rest of the pool is free — what a plain `async`
+    /// request handler that blocks does — is one stall of that thread, its function on top: a
+    /// sleep is `blocked` in `clock_nanosleep`, a busy loop `cpu-bound`. No Probe frame or thread
+    /// is blamed.
+    @Test func aLongJobAloneOnThePoolIsAStallOfItsThreadNamedByItsFunction() throws {
+        let (output, stalls) = try runHelper("long-jobs")
+        #expect(output.contains("limitations=\n"), "\(output)")
+        try #require(stalls.count == 2, "\(stalls.map { ($0.classification, $0.groupKey) })")
+        let (sleeping, spinning) = (stalls[0], stalls[1])
+        #expect(sleeping.classification == .blocked)
+        #expect(sleeping.waitingIn == "clock_nanosleep")
+        #expect(spinning.classification == .cpuBound)
+        for (stall, function) in [(sleeping, "sleepInsideTaskInHelper"), (spinning, "spinInHelper")] {
+            #expect(stall.watchdog == "cooperative-pool")
+            #expect(stall.threads == nil)
+            #expect(stall.durationNanoseconds >= 450e6 && stall.durationNanoseconds < 1.5e9)
+            #expect(stall.groupKey.hasPrefix("probe_test_helper.\(function)"), "\(stall.groupKey)")
+            let inApp = stall.topStack.filter(InAppFrames.isInApp).compactMap(\.symbol)
+            #expect(inApp.first?.contains(function) == true, "\(inApp)")
+            #expect(!stall.groupKey.contains("cprobe") && !stall.groupKey.contains("Probe."), "\(stall.groupKey)")
+        }
+    }
+
+    /// A busy loop is CPU-bound even when another process takes most of its CPU: runnable and
+    /// waiting for a CPU is still the service's own code keeping its thread. The busy job's thread
+    /// and a CPU-bound Python loop share CPU 0 (the rest of the machine is left alone: other tests
+    /// run there, and so does the helper's watchdog).
+    @Test func aBusyJobStaysCPUBoundWhenAnotherProcessTakesItsCPU() throws {
+        let hog = Process()
+        hog.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+        // It ends by itself after 20 s, so a test process killed midway leaves no loop behind; and it
+        // is killed with SIGKILL: a process started from a pool thread inherits that thread's signal
+        // mask, which blocks SIGTERM.
+        hog.arguments = [
+            "-c", "0", "/usr/bin/python3", "-c",
+            "import time\nend = time.monotonic() + 20\nwhile time.monotonic() < end: pass",
+        ]
+        try hog.run()
+        defer {
+            kill(hog.processIdentifier, SIGKILL)
+            hog.waitUntilExit()
+        }
+        let (_, stalls) = try runHelper("spin-beside-another-process")
+        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.groupKey) })")
+        let spinning = stalls[0]
+        #expect(spinning.groupKey.contains("spinInHelper"))
+        #expect(
+            spinning.classification == .cpuBound, "\(spinning.threadStates) cpu \(spinning.threadCPUNanoseconds ?? -1)")
+        // The loop really was short of CPU (under the 60% that once decided the class), or this
+        // would test nothing.
+        let cpu = try #require(spinning.threadCPUNanoseconds)
+        #expect(cpu < 0.6 * spinning.durationNanoseconds, "\(cpu) of \(spinning.durationNanoseconds)")
+    }
+
+    /// A stall longer than its profile keeps its whole duration: 3 s of spinning sampled for 25
+    /// samples is one record of ~3 s whose profile covers ~0.5 s.
+    @Test func aStallLongerThanItsProfileKeepsItsWholeDuration() throws {
+        let (_, stalls) = try runHelper("long-spin", "3")
+        try #require(stalls.count == 1, "\(stalls.map(\.durationNanoseconds))")
+        let stall = stalls[0]
+        #expect(!stall.ongoing)
+        #expect(stall.durationNanoseconds > 2.9e9 && stall.durationNanoseconds < 4e9, "\(stall.durationNanoseconds)")
+        #expect(stall.sampleCount == 25)
+        let sampled = try #require(stall.sampledNanoseconds)
+        #expect(sampled > 0.3e9 && sampled < 1.5e9, "\(sampled)")
+    }
+
+    /// A starvation that ends while the watchdog stops is recorded as ended, with its duration.
+    @Test func aStarvationEndingAtStopIsRecordedAsEnded() throws {
+        let (_, stalls) = try runHelper("starve-then-stop")
+        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.ongoing) })")
+        #expect(stalls[0].classification == .starved)
+        #expect(!stalls[0].ongoing)
+        #expect(stalls[0].durationNanoseconds > 250e6 && stalls[0].durationNanoseconds < 600e6)
     }
 
     /// A pool doing light work never starves.

@@ -88,7 +88,7 @@ struct ExecutorTargetTests {
         let stalls = collector.all
         try #require(stalls.count == 1)
         #expect(stalls[0].threadID == executor.threadID)
-        #expect(stalls[0].classification == .cpuBound || stalls[0].classification == .starved)
+        #expect(stalls[0].classification == .cpuBound)
         let names = stalls[0].callTree.map(allSymbols) ?? []
         #expect(names.contains { $0.contains("stallingActorWorkForProbeTest") }, "\(names)")
     }

@@ -58,6 +58,44 @@ struct StallOutletTests {
             "\(record.topStack.map { "\($0.symbol ?? "?") \($0.module ?? "-") 0x\(String($0.address, radix: 16))" })")
     }
 
+    /// A stalls file that cannot be written is refused at `start()`, naming the file and why.
+    @Test func anUnwritableStallsFileIsRefusedAtStart() throws {
+        let path = "/nonexistent-\(getpid())/stalls.jsonl"
+        var configuration = WatchdogConfiguration(name: "unwritable", threshold: .milliseconds(80))
+        configuration.jsonLinesPath = path
+        let watchdog = Watchdog(watching: .queue(DispatchQueue(label: "unwritable")), configuration: configuration)
+        let error = #expect(throws: Watchdog.StartError.self) { try watchdog.start() }
+        #expect(error?.description.contains(path) == true, "\(String(describing: error))")
+        #expect(error?.description.contains("No such file or directory") == true)
+        #expect(!watchdog.isRunning)
+    }
+
+    /// A record the file no longer takes (its directory removed) is counted and logged; the
+    /// other outlets still get it.
+    @Test func aRecordTheFileDoesNotTakeIsCountedAndLogged() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let logs = InMemoryLogHandler()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-gone-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "gone", threshold: .milliseconds(80))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.logger = Logger(label: "probe-test", factory: { _ in logs })
+        configuration.jsonLinesPath = directory + "/stalls.jsonl"
+        configuration.onStall = { collector.add($0) }
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        try watchdog.start()
+        try FileManager.default.removeItem(atPath: directory)
+        thread.run { stallForOutletTest() }
+        Thread.sleep(forTimeInterval: 0.12)
+        watchdog.stop()
+        #expect(collector.all.count == 1)
+        #expect(watchdog.unwrittenRecords == 1)
+        #expect(logs.entries.contains { $0.level == .error && "\($0.message)".contains("could not be appended") })
+    }
+
     @Test func symbolicatorNamesInternalFunctionsWithModuleAndBuildID() throws {
         // An internal (non-exported) function of this test binary: only .symtab names it.
         let frames = Symbolicator().symbolicate(stack: captureStackForSymbolicatorTest())

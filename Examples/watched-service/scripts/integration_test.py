@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The watched-service integration test (run by .ci/run): one stall per /block, /sleep and
-/starve call, each in the JSON-lines file with its watchdog and class, counted in /metrics;
+"""The watched-service integration test (run by .ci/run): one stall per /block, /sleep, /starve
+and /handler-sleep call (the last one alone on the pool, recorded with the handler's function), each in the JSON-lines file with its watchdog and class, counted in /metrics;
 /fast served on the other loop throughout; a graceful SIGTERM within 2 s that loses no stall.
 
 Usage: integration_test.py [WORKDIR]   (the service must be built: swift build -c release)"""
@@ -56,15 +56,6 @@ def fast_on_other_loops_during(service, path, busy_loop):
           f"(slowest {max(s for _, s in answered) * 1000:.1f} ms)")
 
 
-def cpu_share(stall):
-    return (stall.get("threadCPUNanoseconds") or 0) / stall["durationNanoseconds"]
-
-
-def runnable_but_short_of_cpu(stall):
-    states = stall.get("threadStates") or []
-    return cpu_share(stall) < 0.6 and sum(state == "R" for state in states) * 2 > len(states)
-
-
 def main():
     workdir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="watched-service-")
     service = Service(workdir, threshold_ms=THRESHOLD_MS)
@@ -81,27 +72,31 @@ def main():
         status, _, seconds = service.get(f"/starve?ms={STALL_MS}")
         check(status == 200 and seconds >= STALL_MS / 1000, f"/starve answered {status} after {seconds:.3f} s")
         print(f"ok: /starve?ms={STALL_MS} answered after {seconds * 1000:.0f} ms")
+        # One request alone whose plain async handler blocks its pool thread (the rest of the pool free).
+        time.sleep(0.3)
+        status, _, seconds = service.get(f"/handler-sleep?ms={STALL_MS}")
+        check(status == 200 and seconds >= STALL_MS / 1000, f"/handler-sleep answered {status} after {seconds:.3f} s")
+        print(f"ok: /handler-sleep?ms={STALL_MS} answered after {seconds * 1000:.0f} ms")
 
         deadline = time.monotonic() + 5
-        while len(service.stalls()) < 3 and time.monotonic() < deadline:
+        while len(service.stalls()) < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)  # a fourth (wrong) record would show up by now
+        time.sleep(0.3)  # a fifth (wrong) record would show up by now
         stalls = service.stalls()
-        check(len(stalls) == 3, f"{len(stalls)} stalls recorded, not 3: "
+        check(len(stalls) == 4, f"{len(stalls)} stalls recorded, not 4: "
               + ", ".join(f"{s['watchdog']}/{s['classification']}" for s in stalls))
-        block, sleep, starve = stalls
-        if block["classification"] == "starved" and runnable_but_short_of_cpu(block):
-            # Right, on a loaded machine: the loop was computing (runnable) but other processes
-            # got most of the CPU. Said, not hidden.
-            print("note: the /block stall is classified starved: the loop was runnable but got "
-                  f"{cpu_share(block):.0%} of a CPU (the machine is loaded)")
-            block = dict(block, classification="cpu-bound")
+        block, sleep, starve, handler = stalls
         for stall, watchdog, kind in [(block, "event-loop-0", "cpu-bound"), (sleep, "event-loop-0", "blocked"),
-                                      (starve, "cooperative-pool", "starved")]:
+                                      (starve, "cooperative-pool", "starved"),
+                                      (handler, "cooperative-pool", "blocked")]:
             check(stall["watchdog"] == watchdog and stall["classification"] == kind,
                   f"expected a {kind} stall of {watchdog}, got {stall['classification']} of {stall['watchdog']}")
-            check(stall["durationNanoseconds"] >= 0.8 * STALL_MS * 1e6,
-                  f"{watchdog} stall of {stall['durationNanoseconds'] / 1e6:.0f} ms, shorter than the {STALL_MS} ms made")
+            # An event loop's stall is timed from the first look that finds it busy: at rest the
+            # loops are looked at every half threshold, so the record may be up to that (and a
+            # tick of the watchdog's) shorter than the stall made.
+            check(stall["durationNanoseconds"] >= (STALL_MS - 2 * THRESHOLD_MS) * 1e6,
+                  f"{watchdog} stall of {stall['durationNanoseconds'] / 1e6:.0f} ms, shorter than the {STALL_MS} ms "
+                  f"made minus twice the threshold")
             print(f"ok: {kind} stall of {watchdog}, {stall['durationNanoseconds'] / 1e6:.0f} ms, "
                   f"{stall['sampleCount']} samples")
         names = symbols(block["topStack"])
@@ -114,15 +109,25 @@ def main():
         check(waits, "no pool thread's stack shows the synchronous wait of starveTheCooperativePool")
         print(f"ok: the starvation sampled {len(starve['threads'])} pool threads, "
               f"{len(waits)} waiting in starveTheCooperativePool")
+        for stall in stalls:
+            for name in [stall["groupKey"]] + [t.get("name") or "" for t in stall.get("threads") or []]:
+                check("probe" not in name.lower(),
+                      f"a {stall['watchdog']} record blames Probe: {name[:200]}")
+        check(handler["groupKey"].startswith("watched_service.sleepInTheHandler(milliseconds:"),
+              f"the /handler-sleep stall's group does not start with the handler's function: {handler['groupKey'][:200]}")
+        check(handler.get("waitingIn") == "clock_nanosleep" and not handler.get("threads"),
+              f"the /handler-sleep stall: waiting in {handler.get('waitingIn')}, threads {handler.get('threads')}")
+        print("ok: the /handler-sleep stall is its pool thread's, blocked in clock_nanosleep, "
+              "grouped by sleepInTheHandler(milliseconds:)")
 
         totals = service.metric("probe_stalls_total")
         by_watchdog = {key: value for key, value in totals.items()}
-        check(sum(totals.values()) == 3, f"probe_stalls_total sums to {sum(totals.values())}, not 3: {totals}")
+        check(sum(totals.values()) == 4, f"probe_stalls_total sums to {sum(totals.values())}, not 4: {totals}")
         check(any('watchdog="event-loop-0"' in k and v == 2 for k, v in by_watchdog.items())
-              and any('watchdog="cooperative-pool"' in k and v == 1 for k, v in by_watchdog.items()),
+              and any('watchdog="cooperative-pool"' in k and v == 2 for k, v in by_watchdog.items()),
               f"probe_stalls_total by watchdog: {totals}")
         durations = service.metric("probe_stall_duration_count")
-        check(sum(durations.values()) == 3, f"probe_stall_duration_count sums to {sum(durations.values())}: {durations}")
+        check(sum(durations.values()) == 4, f"probe_stall_duration_count sums to {sum(durations.values())}: {durations}")
         print(f"ok: /metrics: probe_stalls_total {totals}")
 
         # A stall under way when SIGTERM comes: shutdown within 2 s, and the stall is recorded.
@@ -134,10 +139,10 @@ def main():
         check(status == 0, f"the service exited with {status} on SIGTERM")
         check(seconds <= 2.0, f"the graceful shutdown took {seconds:.2f} s (more than 2 s)")
         stalls = service.stalls()
-        check(len(stalls) == 4 and stalls[3]["watchdog"] == "event-loop-1",
+        check(len(stalls) == 5 and stalls[4]["watchdog"] == "event-loop-1",
               f"after SIGTERM: {[(s['watchdog'], s['ongoing']) for s in stalls]}")
         print(f"ok: SIGTERM during a stall: exit 0 after {seconds:.2f} s, the stall recorded "
-              f"({'ongoing' if stalls[3]['ongoing'] else 'ended'}, {stalls[3]['durationNanoseconds'] / 1e6:.0f} ms)")
+              f"({'ongoing' if stalls[4]['ongoing'] else 'ended'}, {stalls[4]['durationNanoseconds'] / 1e6:.0f} ms)")
     except Failure as failure:
         service.kill()
         print(f"service log ({service.log_path}):", file=sys.stderr)

@@ -27,12 +27,15 @@ def check(condition, message):
 class Service:
     """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
 
-    def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all"):
+    def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all",
+                 resting_look_ms=None):
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
         arguments = [binary, "--port", "0", "--stalls", self.stalls_path, "--threshold-ms", str(threshold_ms)]
         arguments += ["--watch", watch]
+        if resting_look_ms:
+            arguments += ["--resting-look-ms", str(resting_look_ms)]
         if not probe:
             arguments.append("--no-probe")
         if cpus:

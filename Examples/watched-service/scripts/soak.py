@@ -67,13 +67,14 @@ def main():
         while time.monotonic() - started < minutes * 60:
             tick = time.monotonic()
             check(service.process.poll() is None, f"the service died (exit {service.process.returncode})")
-            kind = generator.choice(["block", "sleep", "starve"])
+            kind = generator.choice(["block", "sleep", "starve", "handler-sleep"])
             ms = generator.randint(150, 400)
             loop = generator.randrange(2)
-            path = f"/{kind}?ms={ms}" + (f"&loop={loop}" if kind != "starve" else "")
+            on_pool = kind in ("starve", "handler-sleep")
+            path = f"/{kind}?ms={ms}" + ("" if on_pool else f"&loop={loop}")
             status, _, _ = service.get(path)
             check(status == 200, f"{path} answered {status}")
-            made.append((kind, "cooperative-pool" if kind == "starve" else f"event-loop-{loop}", ms))
+            made.append((kind, "cooperative-pool" if on_pool else f"event-loop-{loop}", ms))
             made_at.append(tick - started)
             if len(made) % 5 == 0:
                 memory.append((time.monotonic() - started, service.memory_kib()))
@@ -95,19 +96,25 @@ def main():
         check(status == 0, f"the service exited with {status} on SIGTERM")
 
         recorded = service.stalls() if probe else [None] * len(made)
-        expected_class = {"block": "cpu-bound", "sleep": "blocked", "starve": "starved"}
-        mismatches = []
+        expected_class = {"block": "cpu-bound", "sleep": "blocked", "starve": "starved", "handler-sleep": "blocked"}
+        mismatches, blamed = [], []
         for index, ((kind, watchdog, ms), stall) in enumerate(zip(made, recorded)):
             if stall is None:
                 continue
             classification = stall["classification"]
-            if kind == "block" and classification == "starved":
-                classification = "cpu-bound"  # runnable but short of CPU: the machine was loaded
             if stall["watchdog"] != watchdog or classification != expected_class[kind]:
                 mismatches.append(f"#{index}: made {kind} on {watchdog}, recorded "
                                   f"{stall['classification']} on {stall['watchdog']}")
+            # Probe never blames itself: no Probe thread among the threads, no Probe frame in the group
+            # or on top of the dominant stack.
+            names = [thread.get("name") or "" for thread in stall.get("threads") or []]
+            top = [frame.get("symbol") or "" for frame in (stall.get("topStack") or [])[:3]]
+            if any(name.startswith("probe-") for name in names) or "probe" in stall["groupKey"].lower() \
+                    or any(symbol.startswith(("cprobe_", "Probe.")) for symbol in top):
+                blamed.append(f"#{index}: group {stall['groupKey'][:120]}, threads {names}")
         check(len(recorded) == len(made), f"{len(made)} stalls made, {len(recorded)} recorded")
         check(not mismatches, f"{len(mismatches)} stalls recorded differently: {mismatches[:5]}")
+        check(not blamed, f"{len(blamed)} records name a Probe thread or frame: {blamed[:5]}")
         check(counts["failed"] == 0, f"{counts['failed']} /fast requests failed")
         growth = report_memory(memory, per_minute, workdir)
         report_mappings(mappings)

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "FramePointerUnwind.h"
+#include "PoolJobs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,10 @@ int cprobe_sigrtmax(void);
 
 /// The calling thread's kernel thread id.
 pid_t cprobe_gettid(void);
+
+/// Names the calling thread (the kernel keeps the first 15 bytes). Foundation on Linux ignores a
+/// `Thread.name` set before `start()`, so Probe's threads name themselves. Returns 0 or an errno.
+int cprobe_set_thread_name(const char *name);
 
 /// Installs the sampling handler for `signo` (reference counted per signal number).
 /// Returns 0, or an errno value.

@@ -47,6 +47,12 @@ func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry
         try await target.submit { sleepOnTheEventLoop(milliseconds: ms) }.get()
         return "slept on event-loop-\(loops.index(of: target)) for \(ms) ms\n"
     }
+    // A plain async handler that blocks: no event loop involved, it holds the pool thread it runs on.
+    router.get("handler-sleep") { request, _ in
+        let ms = try milliseconds(request)
+        sleepInTheHandler(milliseconds: ms)
+        return "slept in the handler for \(ms) ms\n"
+    }
     router.get("starve") { request, _ in
         let ms = try milliseconds(request)
         await starveTheCooperativePool(milliseconds: ms)

@@ -24,6 +24,21 @@ func sleepOnTheEventLoop(milliseconds: Int) {
     }
 }
 
+/// Sleeps synchronously on the calling thread: called from a plain `async` request handler, it
+/// holds the cooperative-pool thread the handler runs on — the stall most Swift servers have, and
+/// the one Probe's pool watchdog records as a long job of that thread.
+/// (In steps of at most 10 ms: a body identical to `sleepOnTheEventLoop`'s would be merged with it
+/// by the optimiser, and stacks would name that one.)
+@inline(never)
+func sleepInTheHandler(milliseconds: Int) {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    while true {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now >= end { return }
+        usleep(useconds_t(min(10_000, (end - now) / 1000)))
+    }
+}
+
 /// Holds a cooperative-pool thread in a synchronous wait (the Swift-concurrency bug Probe's
 /// pool watchdog finds): a semaphore nobody signals, waited for with a timeout.
 @inline(never)

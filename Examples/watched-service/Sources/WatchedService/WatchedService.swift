@@ -20,7 +20,8 @@ struct WatchedService: AsyncParsableCommand {
         abstract: "A Hummingbird service watched by Probe, with routes that stall it on demand.",
         discussion: """
             Routes: GET /fast, /block?ms=N[&loop=I] (busy loop on an event loop), /sleep?ms=N[&loop=I] \
-            (usleep on an event loop), /starve?ms=N (every cooperative-pool thread in a synchronous \
+            (usleep on an event loop), /handler-sleep?ms=N (usleep in a plain async handler, on its \
+            cooperative-pool thread), /starve?ms=N (every cooperative-pool thread in a synchronous \
             wait), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
             """)
 
@@ -32,6 +33,11 @@ struct WatchedService: AsyncParsableCommand {
 
     @Option(name: .customLong("threshold-ms"), help: "A busy period longer than this is a stall.")
     var thresholdMilliseconds: Int = 100
+
+    @Option(
+        name: .customLong("resting-look-ms"),
+        help: "How often Probe looks at an idle target (default: Probe's, half the threshold).")
+    var restingLookMilliseconds: Int?
 
     @Flag(help: "Run without Probe (to measure what watching costs).")
     var noProbe = false
@@ -80,6 +86,7 @@ struct WatchedService: AsyncParsableCommand {
     func watchdogs(group: MultiThreadedEventLoopGroup) -> [Watchdog] {
         var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(thresholdMilliseconds))
         configuration.jsonLinesPath = stalls
+        if let restingLookMilliseconds { configuration.restingLookInterval = .milliseconds(restingLookMilliseconds) }
         configuration.logger = Logger(label: "probe")
         let loops = EventLoopGroupWatchdog(watching: group, configuration: configuration)
         configuration.name = "cooperative-pool"

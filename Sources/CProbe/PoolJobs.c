@@ -1,0 +1,279 @@
+// Which cooperative-pool thread runs a Swift concurrency job, and since when: a long job (a
+// request handler that blocks its pool thread) is a stall of that thread even while the rest of
+// the pool is free, and the pool cannot say so by itself.
+//
+// On Linux the runtime's global executor hands each job to a concurrent Dispatch queue of the
+// job's priority ("Swift global concurrent queue", width = logical CPUs) with
+// `dispatch_async_f(queue, job, __swift_run_job)`, and `__swift_run_job` runs it with
+// `swift_job_run(job, generic executor)`. Probe's hook does the same with its own function, which
+// stamps the thread's entry before and after `swift_job_run`: same queue, same width, same
+// executor, one clock read at each end. The queue is learned from inside a job of each priority
+// (the runtime creates it lazily and keeps it for the life of the process).
+#define _GNU_SOURCE
+#include "PoolJobs.h"
+#include "CProbe.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__linux__) && defined(__x86_64__)
+
+// MARK: - The runtime's side (libswift_Concurrency and libdispatch, declared here: no headers)
+
+typedef void (*probe_enqueue_original)(void *job) __attribute__((swiftcall));
+typedef void (*probe_enqueue_hook)(void *job, probe_enqueue_original original) __attribute__((swiftcall));
+extern probe_enqueue_hook swift_task_enqueueGlobal_hook;
+// SerialExecutorRef is two words; {0, 0} is the generic executor, as `__swift_run_job` passes.
+extern void swift_job_run(void *job, void *identity, uintptr_t implementation) __attribute__((swiftcall));
+extern void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+extern void *dispatch_get_current_queue(void);
+extern const char *dispatch_queue_get_label(void *queue);
+
+// A Job is a HeapObject (metadata, reference counts: 16 bytes), two scheduler-private words, then
+// its 32-bit flags: kind in the low byte, priority in the next (swift/ABI/MetadataValues.h,
+// JobFlags). swift_job_run itself reads the kind at this offset.
+enum { JOB_FLAGS_OFFSET = 32 };
+
+static const char *const runtime_queue_label = "Swift global concurrent queue";
+
+// Job priorities the runtime uses (JobPriority): unspecified, background, utility, default,
+// user-initiated, user-interactive. Any other byte means the layout is not the one above.
+static int known_priority(unsigned priority) {
+    return priority == 0 || priority == 0x09 || priority == 0x11 || priority == 0x15 || priority == 0x19 ||
+           priority == 0x21;
+}
+
+// MARK: - Per-thread entries
+
+// Written by its own thread only (`job_since` last, with release), read by the watchdog.
+typedef struct {
+    _Atomic int32_t tid;
+    _Atomic uint64_t job_since;
+    _Atomic uint64_t last_end;
+    _Atomic uint64_t jobs;
+} pool_entry;
+
+static pool_entry entries[CPROBE_MAX_POOL_THREADS];
+// Entries handed out so far (a high-water mark: freed entries below it are reused first).
+static _Atomic int entry_count;
+static _Atomic uint64_t untracked_threads;
+static _Atomic uint64_t unrecognised_jobs;
+static _Atomic int sampling_signal;
+
+static __thread pool_entry *this_thread_entry;
+static __thread int this_thread_has_no_entry;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+// A thread's entry is freed when it exits, so a long-running service whose Dispatch workers come
+// and go never runs out of entries.
+static void release_entry(void *entry) {
+    pool_entry *e = entry;
+    atomic_store_explicit(&e->job_since, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->tid, 0, memory_order_release);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, release_entry); }
+
+static pool_entry *claim_entry(void) {
+    pthread_once(&exit_key_once, make_exit_key);
+    int32_t tid = (int32_t)cprobe_gettid();
+    while (1) {
+        // A free entry below the high-water mark first (its thread exited), else a new one.
+        int count = atomic_load_explicit(&entry_count, memory_order_acquire);
+        if (count > CPROBE_MAX_POOL_THREADS) count = CPROBE_MAX_POOL_THREADS;
+        for (int i = 0; i < count; i++) {
+            int32_t free_tid = 0;
+            if (atomic_compare_exchange_strong(&entries[i].tid, &free_tid, tid)) return &entries[i];
+        }
+        int index = atomic_fetch_add(&entry_count, 1);
+        if (index >= CPROBE_MAX_POOL_THREADS) return NULL;
+        int32_t free_tid = 0;
+        // Another thread's scan may have taken the new entry first: then look again.
+        if (atomic_compare_exchange_strong(&entries[index].tid, &free_tid, tid)) return &entries[index];
+    }
+}
+
+static pool_entry *current_entry(void) {
+    pool_entry *entry = this_thread_entry;
+    if (__builtin_expect(entry != NULL, 1)) return entry;
+    if (this_thread_has_no_entry) return NULL;
+    entry = claim_entry();
+    if (!entry) {
+        this_thread_has_no_entry = 1;
+        atomic_fetch_add(&untracked_threads, 1);
+        return NULL;
+    }
+    atomic_store_explicit(&entry->last_end, 0, memory_order_relaxed);
+    atomic_store_explicit(&entry->jobs, 0, memory_order_relaxed);
+    this_thread_entry = entry;
+    pthread_setspecific(exit_key, entry);
+    // A pool thread must accept the sampling signal and have libunwind ready before it is
+    // signalled: done once, here, instead of by tasks sent to find each thread.
+    int signo = atomic_load_explicit(&sampling_signal, memory_order_relaxed);
+    if (signo > 0) cprobe_prepare_thread(signo);
+    return entry;
+}
+
+// Jobs are stamped with CLOCK_MONOTONIC_COARSE: 6.6 ns a read here against 27 ns for
+// CLOCK_MONOTONIC (a C loop, 2026-11-25, TSC clocksource), two reads a job. Its resolution is the
+// kernel's tick (4 ms at HZ=250), ample for stalls of tens of milliseconds and more; it never runs
+// ahead of CLOCK_MONOTONIC, so a job's age read against the precise clock is at most a tick long.
+static inline uint64_t coarse_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline void stamp_begin(pool_entry *entry) {
+    atomic_store_explicit(&entry->job_since, coarse_now(), memory_order_release);
+}
+
+static inline void stamp_end(pool_entry *entry) {
+    atomic_store_explicit(&entry->last_end, coarse_now(), memory_order_relaxed);
+    atomic_store_explicit(&entry->jobs, atomic_load_explicit(&entry->jobs, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&entry->job_since, 0, memory_order_release);
+}
+
+// MARK: - The hook and the trampoline
+
+static void *_Atomic queues[256];
+static _Atomic int install_count;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cprobe_pool_run_job(void *job) {
+    pool_entry *entry = current_entry();
+    // A job never runs another one synchronously on this path; if one ever did, the outer stamp
+    // stays (the thread is still inside the outer job).
+    int outer = entry && atomic_load_explicit(&entry->job_since, memory_order_relaxed) == 0;
+    if (outer) stamp_begin(entry);
+    swift_job_run(job, NULL, 0);
+    if (outer) stamp_end(entry);
+}
+
+__attribute__((swiftcall)) static void enqueue_global(void *job, probe_enqueue_original original) {
+    unsigned priority = ((const uint8_t *)job)[JOB_FLAGS_OFFSET + 1];
+    void *queue = atomic_load_explicit(&queues[priority], memory_order_acquire);
+    if (queue == NULL) {
+        if (!known_priority(priority)) atomic_fetch_add_explicit(&unrecognised_jobs, 1, memory_order_relaxed);
+        original(job);
+        return;
+    }
+    dispatch_async_f(queue, job, cprobe_pool_run_job);
+}
+
+int cprobe_pool_jobs_install(int signo) {
+    pthread_mutex_lock(&install_lock);
+    int result = CPROBE_POOL_JOBS_INSTALLED;
+    if (install_count == 0) {
+        if (swift_task_enqueueGlobal_hook != NULL && swift_task_enqueueGlobal_hook != enqueue_global) {
+            result = CPROBE_POOL_JOBS_HOOK_TAKEN;
+        } else {
+            atomic_store(&sampling_signal, signo);
+            swift_task_enqueueGlobal_hook = enqueue_global;
+        }
+    }
+    if (result == CPROBE_POOL_JOBS_INSTALLED) install_count++;
+    pthread_mutex_unlock(&install_lock);
+    return result;
+}
+
+void cprobe_pool_jobs_uninstall(void) {
+    pthread_mutex_lock(&install_lock);
+    if (install_count > 0 && --install_count == 0 && swift_task_enqueueGlobal_hook == enqueue_global) {
+        swift_task_enqueueGlobal_hook = NULL;
+    }
+    pthread_mutex_unlock(&install_lock);
+}
+
+int cprobe_pool_jobs_installed(void) { return swift_task_enqueueGlobal_hook == enqueue_global; }
+
+int cprobe_pool_jobs_learn_queue(int priority) {
+    if (priority < 0 || priority > 255 || !known_priority((unsigned)priority)) return 0;
+    if (atomic_load(&queues[priority]) != NULL) return 1;
+    void *queue = dispatch_get_current_queue();
+    const char *label = queue ? dispatch_queue_get_label(queue) : NULL;
+    if (label == NULL || strcmp(label, runtime_queue_label) != 0) return 0;
+    atomic_store_explicit(&queues[priority], queue, memory_order_release);
+    return 1;
+}
+
+int cprobe_pool_jobs_knows_priority(int priority) {
+    if (priority < 0 || priority > 255) return 0;
+    return atomic_load(&queues[priority]) != NULL;
+}
+
+int cprobe_pool_jobs_entry_count(void) {
+    int n = atomic_load_explicit(&entry_count, memory_order_acquire);
+    return n < CPROBE_MAX_POOL_THREADS ? n : CPROBE_MAX_POOL_THREADS;
+}
+
+int cprobe_pool_jobs_entry(int index, cprobe_pool_thread *snapshot) {
+    if (index < 0 || index >= CPROBE_MAX_POOL_THREADS) return -1;
+    pool_entry *e = &entries[index];
+    snapshot->job_since = atomic_load_explicit(&e->job_since, memory_order_acquire);
+    snapshot->last_end = atomic_load_explicit(&e->last_end, memory_order_relaxed);
+    snapshot->jobs = atomic_load_explicit(&e->jobs, memory_order_relaxed);
+    snapshot->tid = atomic_load_explicit(&e->tid, memory_order_acquire);
+    return 0;
+}
+
+int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
+    int busy = 0;
+    uint64_t oldest = 0;
+    int count = cprobe_pool_jobs_entry_count();
+    for (int i = 0; i < count; i++) {
+        if (atomic_load_explicit(&entries[i].tid, memory_order_relaxed) == 0) continue;
+        uint64_t since = atomic_load_explicit(&entries[i].job_since, memory_order_acquire);
+        if (since == 0) continue;
+        busy++;
+        if (oldest == 0 || since < oldest) oldest = since;
+    }
+    *oldest_since = oldest;
+    return busy;
+}
+
+uint64_t cprobe_pool_jobs_untracked_threads(void) { return atomic_load(&untracked_threads); }
+uint64_t cprobe_pool_jobs_unrecognised(void) { return atomic_load(&unrecognised_jobs); }
+
+void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context) {
+    pool_entry *entry = current_entry();
+    if (entry) stamp_begin(entry);
+    body(context);
+    if (entry) stamp_end(entry);
+}
+
+#else
+
+int cprobe_pool_jobs_install(int signo) {
+    (void)signo;
+    return CPROBE_POOL_JOBS_UNSUPPORTED;
+}
+void cprobe_pool_jobs_uninstall(void) {}
+int cprobe_pool_jobs_installed(void) { return 0; }
+int cprobe_pool_jobs_learn_queue(int priority) {
+    (void)priority;
+    return 0;
+}
+int cprobe_pool_jobs_knows_priority(int priority) {
+    (void)priority;
+    return 0;
+}
+int cprobe_pool_jobs_entry_count(void) { return 0; }
+int cprobe_pool_jobs_entry(int index, cprobe_pool_thread *snapshot) {
+    (void)index;
+    (void)snapshot;
+    return -1;
+}
+int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
+    *oldest_since = 0;
+    return 0;
+}
+uint64_t cprobe_pool_jobs_untracked_threads(void) { return 0; }
+uint64_t cprobe_pool_jobs_unrecognised(void) { return 0; }
+void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context) { body(context); }
+
+#endif

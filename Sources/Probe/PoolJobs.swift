@@ -1,0 +1,97 @@
+import CProbe
+
+/// Swift concurrency jobs as the cooperative pool's threads run them: which thread is inside a
+/// job, since when (see `PoolJobs.c` for how the jobs are timed). A job that holds its thread
+/// longer than the threshold — a request handler blocking in a plain `async` function — is a
+/// stall of that thread even while the rest of the pool is free, which a starvation ping cannot
+/// see.
+enum PoolJobs {
+    /// The raw task priorities whose queues are learned: background, utility, medium, high and
+    /// user-interactive (`JobPriority`); a job of another priority runs untimed, the runtime's way.
+    static let priorities: [UInt8] = [0x09, 0x11, 0x15, 0x19, 0x21]
+
+    /// One pool thread that is inside a job.
+    struct Busy: Equatable {
+        var thread: Int32
+        /// When its job began (CLOCK_MONOTONIC_COARSE ns: within a kernel tick of CLOCK_MONOTONIC).
+        var since: UInt64
+    }
+
+    /// Installs the hook (reference counted) and learns the runtime's queues; returns why jobs
+    /// cannot be timed here, or nil when they can.
+    static func start(signal: Int32) -> String? {
+        switch Int(cprobe_pool_jobs_install(signal)) {
+        case Int(CPROBE_POOL_JOBS_INSTALLED):
+            learnQueues()
+            return nil
+        case Int(CPROBE_POOL_JOBS_HOOK_TAKEN):
+            return
+                "another hook on Swift concurrency's global executor is installed (SwiftNIO's global-executor takeover?): long jobs on the cooperative pool are not timed, only its starvation is watched"
+        default:
+            return "long jobs on the cooperative pool are timed on Linux x86_64 only: only its starvation is watched"
+        }
+    }
+
+    static func stop() { cprobe_pool_jobs_uninstall() }
+
+    /// One detached task per priority records the queue it runs on. Until a priority's task has
+    /// run, that priority's jobs run the runtime's way (untimed).
+    private static func learnQueues() {
+        for priority in priorities where cprobe_pool_jobs_knows_priority(Int32(priority)) == 0 {
+            Task.detached(priority: TaskPriority(rawValue: priority)) {
+                _ = cprobe_pool_jobs_learn_queue(Int32(priority))
+            }
+        }
+    }
+
+    /// True once jobs of `priority` are timed.
+    static func times(priority: TaskPriority) -> Bool {
+        cprobe_pool_jobs_installed() != 0 && cprobe_pool_jobs_knows_priority(Int32(priority.rawValue)) != 0
+    }
+
+    /// Every tracked thread inside a job now.
+    static func busy() -> [Busy] {
+        var result: [Busy] = []
+        forEachThread { entry in
+            let since = entry.job_since
+            if since != 0 { result.append(Busy(thread: entry.tid, since: since)) }
+        }
+        return result
+    }
+
+    /// How many tracked threads are inside a job now, and when the oldest of those jobs began.
+    static func busySummary() -> (count: Int, oldestSince: UInt64?) {
+        var oldest: UInt64 = 0
+        let count = Int(cprobe_pool_jobs_busy_summary(&oldest))
+        return (count, oldest == 0 ? nil : oldest)
+    }
+
+    /// Every thread that runs jobs through the trampoline, busy or not.
+    static func threads() -> [Int32] {
+        var result: [Int32] = []
+        forEachThread { result.append($0.tid) }
+        return result
+    }
+
+    /// When `thread` last ended a job (CLOCK_MONOTONIC ns), or nil when it is not tracked.
+    static func lastEnd(of thread: Int32) -> UInt64? {
+        var end: UInt64?
+        forEachThread { if $0.tid == thread { end = $0.last_end } }
+        return end
+    }
+
+    /// Jobs run through the trampoline by threads alive now.
+    static func jobsRun() -> UInt64 {
+        var total: UInt64 = 0
+        forEachThread { total += $0.jobs }
+        return total
+    }
+
+    private static func forEachThread(_ body: (cprobe_pool_thread) -> Void) {
+        var entry = cprobe_pool_thread()
+        for index in 0..<cprobe_pool_jobs_entry_count()
+        where cprobe_pool_jobs_entry(index, &entry) == 0 && entry.tid != 0 {
+            body(entry)
+        }
+    }
+}
