@@ -239,6 +239,15 @@ int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
 uint64_t cprobe_pool_jobs_untracked_threads(void) { return atomic_load(&untracked_threads); }
 uint64_t cprobe_pool_jobs_unrecognised(void) { return atomic_load(&unrecognised_jobs); }
 
+__attribute__((swiftcall)) static void foreign_hook(void *job, probe_enqueue_original original) { original(job); }
+
+void cprobe_pool_jobs_test_take_hook(int take) {
+    pthread_mutex_lock(&install_lock);
+    if (take && swift_task_enqueueGlobal_hook == NULL) swift_task_enqueueGlobal_hook = foreign_hook;
+    if (!take && swift_task_enqueueGlobal_hook == foreign_hook) swift_task_enqueueGlobal_hook = NULL;
+    pthread_mutex_unlock(&install_lock);
+}
+
 void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context) {
     pool_entry *entry = current_entry();
     if (entry) stamp_begin(entry);
@@ -274,6 +283,7 @@ int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
 }
 uint64_t cprobe_pool_jobs_untracked_threads(void) { return 0; }
 uint64_t cprobe_pool_jobs_unrecognised(void) { return 0; }
+void cprobe_pool_jobs_test_take_hook(int take) { (void)take; }
 void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context) { body(context); }
 
 #endif

@@ -34,6 +34,30 @@ enum PoolJobs {
 
     static func stop() { cprobe_pool_jobs_uninstall() }
 
+    /// What keeps jobs from being timed while the hook is installed: no queue learned for default
+    /// priority a second after the start (a runtime whose queue is not the one expected), threads
+    /// beyond the entries, jobs whose priority byte was not one the runtime uses.
+    static func shortcomings(startedAt: UInt64) -> [String] {
+        var found: [String] = []
+        if !times(priority: .medium), cprobe_monotonic_ns().saturatingSubtract(startedAt) > 1_000_000_000 {
+            found.append(
+                "default-priority jobs are not timed: no job of that priority ran on a queue labelled \"Swift global concurrent queue\" (a runtime that enqueues jobs otherwise?)"
+            )
+        }
+        let untracked = cprobe_pool_jobs_untracked_threads()
+        if untracked > 0 {
+            found.append(
+                "\(untracked) pool threads ran jobs untimed: more than \(CPROBE_MAX_POOL_THREADS) were alive at once")
+        }
+        let unrecognised = cprobe_pool_jobs_unrecognised()
+        if unrecognised > 0 {
+            found.append(
+                "\(unrecognised) jobs ran untimed: their priority byte was none the runtime uses (the job layout is not the one expected)"
+            )
+        }
+        return found
+    }
+
     /// One detached task per priority records the queue it runs on. Until a priority's task has
     /// run, that priority's jobs run the runtime's way (untimed).
     private static func learnQueues() {

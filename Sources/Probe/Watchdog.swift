@@ -83,6 +83,7 @@ public final class Watchdog: Sendable {
             let loop = WatchdogLoop(watchdog: self, slot: slot, stopRequest: stopRequest)
             let limitations = loop.prepare()
             startLimitations.withLock { $0 = limitations }
+            startedAt.store(cprobe_monotonic_ns(), ordering: .relaxed)
             if let logger = configuration.logger {
                 for limitation in limitations {
                     logger.warning("watchdog \"\(configuration.name)\": \(limitation)")
@@ -128,7 +129,17 @@ public final class Watchdog: Sendable {
     /// What this watchdog cannot see in this process, found at its latest `start()` (also logged as
     /// warnings to the configuration's logger): e.g. long jobs on the cooperative pool when another
     /// library has taken over Swift concurrency's global executor. Empty when it sees everything.
-    public var limitations: [String] { startLimitations.withLock { $0 } }
+    public var limitations: [String] {
+        var limitations = startLimitations.withLock { $0 }
+        if case .cooperativePool = target, isRunning, limitations.isEmpty {
+            limitations += PoolJobs.shortcomings(startedAt: runningSince)
+        }
+        return limitations
+    }
+
+    /// When the latest `start()` began watching (CLOCK_MONOTONIC ns).
+    private var runningSince: UInt64 { startedAt.load(ordering: .relaxed) }
+    private let startedAt = Atomic<UInt64>(0)
 
     /// The most recent stalls, oldest first (at most `recentStallCapacity`).
     public var recentStalls: [StallRecord] { recent.withLock { $0.records } }

@@ -6,8 +6,11 @@
 //                                      a semaphore wait for 600 ms, writes the stalls to FILE
 //                                      (JSON lines) and prints the blocked threads' ids.
 //   probe-test-helper idle-pool FILE — watches the cooperative pool for 1.5 s of light work.
+//   probe-test-helper long-jobs | spin-beside-another-process | hook-taken | starve-then-stop FILE,
+//   probe-test-helper long-spin FILE SECONDS — long jobs on an otherwise free pool (see each function).
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
+import CProbe
 import Foundation
 import Probe
 import Synchronization
@@ -196,6 +199,19 @@ func spinBesideAnotherProcess(stallsPath: String) {
     print("stalls=\(watchdog.statistics.stalls)")
 }
 
+/// Another library holds the global executor's hook: the pool watchdog says it cannot time jobs,
+/// and a long job alone on the pool goes unreported (only starvation is watched).
+func hookTaken(stallsPath: String) {
+    cprobe_pool_jobs_test_take_hook(1)
+    let watchdog = startPoolWatchdog(stallsPath: stallsPath)
+    print("limitations=\(watchdog.limitations.joined(separator: "; "))")
+    runAloneOnThePool { sleepInsideTaskInHelper(milliseconds: 300) }
+    Thread.sleep(forTimeInterval: 0.2)
+    watchdog.stop()
+    cprobe_pool_jobs_test_take_hook(0)
+    print("stalls=\(watchdog.statistics.stalls)")
+}
+
 /// A job longer than the profile window (25 samples, 0.5 s): `seconds` of spinning alone on the pool.
 func longSpin(stallsPath: String, seconds: Int) {
     let watchdog = startPoolWatchdog(stallsPath: stallsPath, maxSamplesPerStall: 25)
@@ -225,12 +241,13 @@ case ("starve-pool", 2): starvePool(stallsPath: arguments[1])
 case ("idle-pool", 2): idlePool(stallsPath: arguments[1])
 case ("long-jobs", 2): longJobs(stallsPath: arguments[1])
 case ("spin-beside-another-process", 2): spinBesideAnotherProcess(stallsPath: arguments[1])
+case ("hook-taken", 2): hookTaken(stallsPath: arguments[1])
 case ("long-spin", 3): longSpin(stallsPath: arguments[1], seconds: Int(arguments[2]) ?? 1)
 case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|long-spin FILE SECONDS|starve-then-stop FILE\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE\n"
                 .utf8))
     exit(1)
 }

@@ -134,6 +134,14 @@ struct CooperativePoolTests {
         #expect(stalls[0].durationNanoseconds > 250e6 && stalls[0].durationNanoseconds < 600e6)
     }
 
+    /// When another library holds the global executor's hook, the watchdog says that it cannot
+    /// time the pool's jobs (never a silent no-op) and still watches starvation.
+    @Test func aHookHeldByAnotherLibraryIsSaid() throws {
+        let (output, stalls) = try runHelper("hook-taken")
+        #expect(output.contains("limitations=another hook on Swift concurrency's global executor"), "\(output)")
+        #expect(stalls.isEmpty, "\(stalls.map(\.groupKey))")
+    }
+
     /// A pool doing light work never starves.
     @Test func idlePoolHasNoStall() throws {
         let (output, stalls) = try runHelper("idle-pool")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Soak: the service for MINUTES minutes with a stall every second on a random loop (a mix of
-/block, /sleep and /starve, 150-400 ms each) while /fast traffic goes on. Passes when the
-service never crashes, every stall is recorded exactly once with its watchdog and class, /fast
-never fails, and its resident memory (VmRSS) grows by at most 1 MB after the first minute.
+/block, /sleep, /starve and /handler-sleep, 150-400 ms each) while /fast traffic goes on. Passes
+when the service never crashes, every stall is recorded exactly once with its watchdog and class,
+no record names a Probe thread or frame, /fast never fails, and its resident memory (VmRSS) grows by at most 1 MB after the first minute.
 
 Memory is sampled from /proc/PID/status every 5 stalls (VmRSS = RssAnon + RssFile + RssShmem) and
 from /proc/PID/smaps_rollup at every minute; each series is printed per minute and every sample is

@@ -69,6 +69,10 @@ uint64_t cprobe_pool_jobs_untracked_threads(void);
 /// runtime uses (the job layout is not the one expected): tracking is then incomplete.
 uint64_t cprobe_pool_jobs_unrecognised(void);
 
+/// For tests: installs (1) or removes (0) a hook of someone else's on the global executor, one that
+/// only passes each job on, as a library that takes over the global executor would hold the hook.
+void cprobe_pool_jobs_test_take_hook(int take);
+
 /// Runs `body(context)` between the same stamps the trampoline writes around a job, on the
 /// calling thread: what the trampoline adds to a job, without Swift concurrency (benchmarks).
 void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context);
