@@ -73,7 +73,11 @@ let package = Package(
             dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
-        .target(name: "ProbeBenchmarks", dependencies: ["Harness", "Probe", "CProbe", "CProbeBenchmarks"]),
+        .target(
+            name: "ProbeBenchmarks",
+            dependencies: [
+                "Harness", "Probe", "CProbe", "CProbeBenchmarks", .product(name: "Metrics", package: "swift-metrics"),
+            ]),
         // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
         .target(name: "CProbeBenchmarks"),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an

@@ -10,7 +10,7 @@ import Synchronization
 /// watchdog's thread doing its look: three watchdogs of an idle server looking every 25–50 ms cost
 /// 0.5–0.75% of a core. A watchdog with no busy period, no outstanding ping and no long job
 /// parks its own thread and registers here; this thread looks at each parked one every resting
-/// tick (the shortest among them) with the same cheap questions — is the heartbeat busy, is a pool
+/// interval (the shortest among them; see `RestingLookSchedule`) with the same cheap questions — is the heartbeat busy, is a pool
 /// job older than half the threshold, is the event loop out of its epoll wait — and hands a
 /// watchdog back to its own thread the moment there is something to time or sample.
 final class RestingClock: Sendable {
@@ -48,7 +48,10 @@ final class RestingClock: Sendable {
 
     private func run() {
         while true {
-            let tick = state.withLock { state in state.parked.values.map(\.restingTick).min() }
+            let tick = state.withLock { state in
+                let now = cprobe_monotonic_ns()
+                return state.parked.values.map { $0.restingTick(now: now) }.min()
+            }
             guard let tick else {
                 changed.wait()  // nothing parked: no wake-up at all until a watchdog parks
                 continue

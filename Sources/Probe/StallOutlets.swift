@@ -5,36 +5,63 @@ import PerfReport
 import Synchronization
 
 /// Where finished stall records go: the callback, a JSON-lines file, swift-log and swift-metrics.
-struct StallOutlets {
+final class StallOutlets: Sendable {
     let configuration: WatchdogConfiguration
     /// Called for each record the JSON-lines file did not take (``Watchdog/unwrittenRecords``).
-    var onWriteFailure: (@Sendable () -> Void)?
-    private let stalls: Counter?
-    private let durations: Metrics.Timer?
+    let onWriteFailure: (@Sendable () -> Void)?
+    private let factory: (any MetricsFactory)?
+    private let culprits: StallCulprits
+    private let dropped: Counter?
+    /// The first failed write is logged with its reason; later ones are only counted.
+    private let loggedAFailure = Atomic<Bool>(false)
 
-    init(configuration: WatchdogConfiguration) {
+    /// The names and labels of the metrics below, listed with their units in Probe's README.
+    enum MetricName {
+        static let stalls = "probe_stalls_total"
+        static let stallDuration = "probe_stall_duration_seconds"
+        static let droppedRecords = "probe_stall_records_dropped_total"
+    }
+
+    init(configuration: WatchdogConfiguration, onWriteFailure: (@Sendable () -> Void)? = nil) {
         self.configuration = configuration
+        self.onWriteFailure = onWriteFailure
+        culprits = StallCulprits(limit: configuration.metricsCulpritLimit)
         if configuration.metrics {
-            let dimensions = [("watchdog", configuration.name)]
             let factory = configuration.metricsFactory ?? MetricsSystem.factory
-            stalls = Counter(label: "probe_stalls_total", dimensions: dimensions, factory: factory)
-            durations = Metrics.Timer(label: "probe_stall_duration", dimensions: dimensions, factory: factory)
+            self.factory = factory
+            dropped = Counter(
+                label: MetricName.droppedRecords, dimensions: [("watchdog", configuration.name)], factory: factory)
         } else {
-            stalls = nil
-            durations = nil
+            factory = nil
+            dropped = nil
         }
     }
 
     /// A stall reported early as ongoing (`reportOngoingAfter`) is counted at that report
     /// (`counted`) and timed at its last one (`early` false): once each.
     func deliver(_ record: StallRecord, counted: Bool = true, early: Bool = false) {
-        if counted { stalls?.increment() }
-        if !early { durations?.recordNanoseconds(Int64(record.durationNanoseconds)) }
+        if let factory {
+            // Per stall, not per ping: a handler per call costs nothing that matters here.
+            let watchdog = ("watchdog", configuration.name)
+            let kind = ("class", record.classification.rawValue)
+            if counted {
+                let culprit = ("culprit", culprits.label(groupKey: record.groupKey))
+                Counter(label: MetricName.stalls, dimensions: [watchdog, kind, culprit], factory: factory).increment()
+            }
+            if !early {
+                Metrics.Timer(label: MetricName.stallDuration, dimensions: [watchdog, kind], factory: factory)
+                    .recordNanoseconds(Int64(record.durationNanoseconds))
+            }
+        }
         if let logger = configuration.logger { log(record, to: logger) }
         if let path = configuration.jsonLinesPath, let problem = append(record, to: path) {
             onWriteFailure?()
-            configuration.logger?.error(
-                "watchdog \"\(configuration.name)\": a stall record could not be appended to \(path): \(problem)")
+            dropped?.increment()
+            if !loggedAFailure.exchange(true, ordering: .relaxed) {
+                configuration.logger?.error(
+                    "watchdog \"\(configuration.name)\": a stall record could not be appended to \(path): \(problem); later failures are counted in \(MetricName.droppedRecords) and Watchdog.unwrittenRecords"
+                )
+            }
         }
         configuration.onStall?(record)
     }

@@ -34,15 +34,17 @@ public struct WatchdogConfiguration: Sendable {
     /// its final record follows when it ends.
     public var reportOngoingAfter: Duration?
     /// How often a target with nothing going on is looked at (one thread looks at every resting
-    /// watchdog; see `RestingClock`). Nil (default): half the threshold, at most 250 ms. Each look
-    /// wakes a thread, which costs 50–85 µs of CPU on a VM whose timer interrupts are VM exits: an
-    /// idle server watched at a 100 ms threshold pays 20 looks a second by default (about 0.15% of
-    /// a core there), 10 with this set to the threshold (under 0.1%), 5 at the default 400 ms
-    /// threshold. The price of a longer interval: a stall of a pinged target (an event loop, a
-    /// queue) is timed from the first look that finds it busy, so it is recorded up to one
-    /// interval shorter than it was, and one shorter than threshold + interval may be missed.
-    /// Heartbeats and the pool's jobs stamp their own start and are timed from it whatever the
-    /// interval.
+    /// watchdog; see `RestingClock`). Each look wakes a thread, which costs 50–85 µs of CPU on a VM
+    /// whose timer interrupts are VM exits. Nil (default): every half threshold (at most 250 ms)
+    /// while the target was seen working in the last 2 s, every threshold (at most 500 ms) once it
+    /// was not — an idle server watched at a 100 ms threshold pays 10 looks a second (under 0.1% of
+    /// a core there), 2.5 at the default 400 ms threshold. Set: looks at this interval always. The
+    /// price of a longer interval: a stall of a pinged target (an event loop, a queue) is timed from
+    /// the first look that finds it busy, so it is recorded up to one interval shorter than it was,
+    /// and one shorter than threshold + interval may be missed — the half-threshold looks while
+    /// active catch every stall of 1.5× the threshold; the first stall after 2 s of idleness is
+    /// caught from twice the threshold. Heartbeats and the pool's jobs stamp their own start and
+    /// are timed from it whatever the interval.
     public var restingLookInterval: Duration?
     /// The real-time signal used to ask the watched thread for its stack. Default `SIGRTMIN + 7`,
     /// or the `PROBE_SIGNAL` environment variable (`SIGRTMIN+N` or a number). See README.
@@ -57,9 +59,16 @@ public struct WatchdogConfiguration: Sendable {
     public var jsonLinesPath: String?
     /// Logs a warning per stall with the top frames as metadata.
     public var logger: Logger?
-    /// Reports `probe_stalls_total` (counter) and `probe_stall_duration` (timer) through
-    /// swift-metrics, with a `watchdog` dimension.
+    /// Reports through swift-metrics: `probe_stalls_total` (counter; dimensions `watchdog`, `class`,
+    /// `culprit`), `probe_stall_duration_seconds` (timer; `watchdog`, `class`),
+    /// `probe_stall_records_dropped_total` (counter; `watchdog`), and for pinged targets the loop
+    /// lag: `probe_loop_lag_seconds` (timer) and `probe_loop_lag_max_seconds` (gauge), dimension
+    /// `watchdog`. Bucket boundaries for Prometheus: ``ProbeMetrics``.
     public var metrics: Bool = true
+    /// How many distinct culprits (the innermost function of the service's code in a stall's
+    /// dominant stack) a watchdog names in `probe_stalls_total`'s `culprit` dimension; later
+    /// ones are counted as `other`, so the number of series stays bounded. Default 20.
+    public var metricsCulpritLimit: Int = 20
     /// The metrics backend; nil uses the one bootstrapped with `MetricsSystem`.
     public var metricsFactory: (any MetricsFactory)?
 

@@ -1,5 +1,6 @@
 import CProbe
 import Foundation
+import Metrics
 import PerfReport
 import Synchronization
 
@@ -24,7 +25,10 @@ final class WatchdogLoop: @unchecked Sendable {
     private let tick: UInt64
     /// How often the resting clock looks at this watchdog's target while nothing is going on (see
     /// `WatchdogConfiguration.restingLookInterval`).
-    let restingTick: UInt64
+    private let restingSchedule: RestingLookSchedule
+    /// When a look last found the target working (a loop out of its wait, a pool job, a busy
+    /// heartbeat); 0 before the first. Written by whichever thread looks, read by the resting clock.
+    private let lastWorkSeen = Atomic<UInt64>(0)
     /// Set by `requestStop()`: the stop semaphore also wakes a parked loop for other reasons.
     private let stopping = Atomic<Bool>(false)
     private let sampleInterval: UInt64
@@ -46,23 +50,30 @@ final class WatchdogLoop: @unchecked Sendable {
     /// Reads whether an event loop's thread is idle in its epoll wait, so an idle loop is not woken
     /// by pings (each one is a wake-up of the loop's thread, the bulk of watching at rest).
     private let idleWait = ThreadSyscallReader()
+    /// Each ping's lateness, for pinged targets with metrics on.
+    private let loopLag: LoopLag?
 
     init(watchdog: Watchdog, slot: Int32, stopRequest: DispatchSemaphore) {
         self.watchdog = watchdog
         self.configuration = watchdog.configuration
         self.slot = slot
         self.stopRequest = stopRequest
-        var outlets = StallOutlets(configuration: configuration)
-        outlets.onWriteFailure = { [failures = watchdog.outletFailuresCounter] in failures.add() }
-        self.outlets = outlets
+        outlets = StallOutlets(configuration: configuration) { [failures = watchdog.outletFailuresCounter] in
+            failures.add()
+        }
         pinger = watchdog.target.makePinger(signal: configuration.signal)
         poolPinger = pinger as? CooperativePoolPinger
         if case .heartbeat(let beat) = watchdog.target { heartbeat = beat } else { heartbeat = nil }
+        loopLag =
+            configuration.metrics && pinger != nil
+            ? LoopLag(watchdog: configuration.name, factory: configuration.metricsFactory ?? MetricsSystem.factory)
+            : nil
         threshold = max(1_000_000, configuration.threshold.nanoseconds)
         sampleInterval = max(100_000, configuration.sampleInterval.nanoseconds)
         // Between stalls the loop only looks for busy periods; samples have their own schedule.
         tick = max(2_000_000, min(50_000_000, threshold / 4))
-        restingTick = max(tick, configuration.restingLookInterval?.nanoseconds ?? min(250_000_000, threshold / 2))
+        restingSchedule = RestingLookSchedule(
+            threshold: threshold, tick: tick, configured: configuration.restingLookInterval?.nanoseconds)
         pingInterval = max(2_000_000, threshold / 4)
         pauseTolerance = max(threshold / 2, 50_000_000)
     }
@@ -152,20 +163,36 @@ final class WatchdogLoop: @unchecked Sendable {
     /// The resting clock's look at a parked loop (its thread waits, so the clock has the loop to
     /// itself): true when there is something to time, which the loop's own thread then does.
     func needsItsThread(now: UInt64) -> Bool {
-        if let heartbeat { return heartbeat.currentBusySince != nil }
+        if let heartbeat {
+            guard heartbeat.currentBusySince != nil else { return false }
+            sawWork(now: now)
+            return true
+        }
         guard let pinger else { return false }
-        if timesPoolJobs, let oldest = PoolJobs.busySummary().oldestSince,
-            now.saturatingSubtract(oldest) >= threshold / 2
-        {
-            return true  // (a Probe thread never runs a pool job that long: its tasks are pings)
+        if timesPoolJobs, let oldest = PoolJobs.busySummary().oldestSince {
+            sawWork(now: now)
+            // (A Probe thread never runs a pool job that long: its tasks are pings.)
+            if now.saturatingSubtract(oldest) >= threshold / 2 { return true }
         }
         guard now.saturatingSubtract(pingSentAt) >= currentPingInterval(pinger) else { return false }
         if isIdleInItsWait(pinger) {
             pingSentAt = now
+            loopLag?.record(0, now: now)
             return false
         }
-        return true  // a ping is due: the loop's thread sends it and times it
+        // A ping is due: the loop's thread sends it and times it. An event loop out of its wait is
+        // working; a queue or the pool is only due its ping.
+        if pinger is ExecutorPinger { sawWork(now: now) }
+        return true
     }
+
+    /// The interval to the resting clock's next look at this watchdog's target.
+    func restingTick(now: UInt64) -> UInt64 {
+        let seen = lastWorkSeen.load(ordering: .relaxed)
+        return restingSchedule.interval(now: now, lastWorkSeen: seen == 0 ? nil : seen)
+    }
+
+    private func sawWork(now: UInt64) { lastWorkSeen.store(now, ordering: .relaxed) }
 
     private func sendPing(_ pinger: any Pinger, now: UInt64) {
         pingGeneration += 1
@@ -180,12 +207,16 @@ final class WatchdogLoop: @unchecked Sendable {
             return heartbeat.currentBusySince.map { ($0, heartbeat.threadID) }
         }
         guard let pinger else { return nil }
-        if pingOutstanding, pinger.arrivedGeneration == pingGeneration { pingOutstanding = false }
+        if pingOutstanding, pinger.arrivedGeneration == pingGeneration {
+            pingOutstanding = false
+            loopLag?.record(pinger.arrivedAt.saturatingSubtract(pingSentAt), now: now)
+        }
         if !pingOutstanding, !timesPoolJobs { poolPinger?.prepareThreads(now: now) }
         if !pingOutstanding, now.saturatingSubtract(pingSentAt) >= currentPingInterval(pinger) {
             if isIdleInItsWait(pinger) {
                 // Nothing to time: the loop waits for work. Looked at again next tick.
                 pingSentAt = now
+                loopLag?.record(0, now: now)
             } else {
                 sendPing(pinger, now: now)
             }

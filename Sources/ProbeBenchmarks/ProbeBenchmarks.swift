@@ -3,6 +3,7 @@ import CProbeBenchmarks
 import Dispatch
 import Foundation
 import Harness
+import Metrics
 @_spi(Benchmarks) import Probe
 import Synchronization
 
@@ -88,6 +89,17 @@ public let probeSuite = BenchmarkSuite(
         },
         Benchmark("Probe/pool/job-stamped") { iterations in
             for _ in 0..<iterations { cprobe_pool_jobs_run_stamped(emptyPoolJob, nil) }
+        },
+        // What recording a ping's lag costs the watchdog's thread (never the target's) besides the
+        // backend: the window of the max-lag gauge and swift-metrics' calls, into a backend that
+        // keeps nothing. A real backend adds its own (swift-prometheus: see docs/probe-in-a-server.md).
+        Benchmark("Probe/lag/record") { iterations in
+            let lag = LoopLag(watchdog: "benchmark", factory: NOOPMetricsHandler.instance)
+            var now: UInt64 = 1_000_000_000
+            for index in 0..<iterations {
+                now &+= 25_000_000
+                lag.record(UInt64(truncatingIfNeeded: index & 0xFFFF) &* 1_000, now: now)
+            }
         },
         Benchmark("Probe/startup/mark-x64") { iterations in
             for _ in 0..<iterations {

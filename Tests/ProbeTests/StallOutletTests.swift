@@ -41,16 +41,21 @@ struct StallOutletTests {
         }
         #expect(top.contains { "\($0)".contains("stallForOutletTest") })
 
-        #expect(try metrics.expectCounter("probe_stalls_total", [("watchdog", "outlets")]).totalValue == 1)
-        let timer = try metrics.expectTimer("probe_stall_duration", [("watchdog", "outlets")])
-        #expect(timer.values.count == 1)
-        #expect((timer.values.first ?? 0) >= 150_000_000)
-
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         try #require(lines.count == 1)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let record = try decoder.decode(StallRecord.self, from: Data(lines[0].utf8))
+
+        // Counted by class and culprit (the innermost function of the test's own code), timed by class.
+        let culprit = StallCulprits.shortName(groupKey: record.groupKey)
+        #expect(
+            culprit.contains("ForProbeTest(milliseconds:)") || culprit.contains("stallForOutletTest()"), "\(culprit)")
+        let dimensions = [("watchdog", "outlets"), ("class", record.classification.rawValue)]
+        #expect(try metrics.expectCounter("probe_stalls_total", dimensions + [("culprit", culprit)]).totalValue == 1)
+        let timer = try metrics.expectTimer("probe_stall_duration_seconds", dimensions)
+        #expect(timer.values.count == 1)
+        #expect((timer.values.first ?? 0) >= 150_000_000)
         #expect(record.watchdog == "outlets")
         #expect(record.topStack.contains { $0.symbol?.contains("stallForOutletTest") == true })
         #expect(
@@ -70,9 +75,9 @@ struct StallOutletTests {
         #expect(!watchdog.isRunning)
     }
 
-    /// A record the file no longer takes (its directory removed) is counted and logged; the
-    /// other outlets still get it.
-    @Test func aRecordTheFileDoesNotTakeIsCountedAndLogged() throws {
+    /// Records the file no longer takes (its directory removed) are counted, in the watchdog and
+    /// in `probe_stall_records_dropped_total`, and logged once; the other outlets still get them.
+    @Test func recordsTheFileDoesNotTakeAreCountedAndLoggedOnce() throws {
         let thread = WatchedThread()
         defer { thread.finish() }
         let logs = InMemoryLogHandler()
@@ -81,7 +86,8 @@ struct StallOutletTests {
         let collector = StallCollector()
         var configuration = WatchdogConfiguration(name: "gone", threshold: .milliseconds(80))
         configuration.sampleInterval = .milliseconds(20)
-        configuration.metrics = false
+        let metrics = TestMetrics()
+        configuration.metricsFactory = metrics
         configuration.logger = Logger(label: "probe-test", factory: { _ in logs })
         configuration.jsonLinesPath = directory + "/stalls.jsonl"
         configuration.onStall = { collector.add($0) }
@@ -89,11 +95,39 @@ struct StallOutletTests {
         try watchdog.start()
         try FileManager.default.removeItem(atPath: directory)
         thread.run { stallForOutletTest() }
+        Thread.sleep(forTimeInterval: 0.05)
+        thread.run { stallForOutletTest() }
         Thread.sleep(forTimeInterval: 0.12)
         watchdog.stop()
-        #expect(collector.all.count == 1)
-        #expect(watchdog.unwrittenRecords == 1)
-        #expect(logs.entries.contains { $0.level == .error && "\($0.message)".contains("could not be appended") })
+        #expect(collector.all.count == 2)
+        #expect(watchdog.unwrittenRecords == 2)
+        #expect(try metrics.expectCounter("probe_stall_records_dropped_total", [("watchdog", "gone")]).totalValue == 2)
+        let errors = logs.entries.filter { $0.level == .error }
+        #expect(errors.count == 1, "\(errors.map(\.message))")
+        #expect(errors.first.map { "\($0.message)".contains("could not be appended") } == true)
+    }
+
+    /// A pinged target's lateness goes to `probe_loop_lag_seconds` at every ping, healthy or
+    /// not, and the largest of the last seconds to `probe_loop_lag_max_seconds`.
+    @Test func everyPingsLagIsRecorded() throws {
+        let metrics = TestMetrics()
+        let queue = DispatchQueue(label: "lagging")
+        var configuration = WatchdogConfiguration(name: "lagging", threshold: .milliseconds(80))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metricsFactory = metrics
+        let watchdog = Watchdog(watching: .queue(queue), configuration: configuration)
+        try watchdog.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        queue.sync { spinForProbeTest(milliseconds: 200) }
+        Thread.sleep(forTimeInterval: 0.2)
+        watchdog.stop()
+        let lags = try metrics.expectTimer("probe_loop_lag_seconds", [("watchdog", "lagging")]).values
+        #expect(lags.count >= 3, "pings of the idle queue, and the late one: \(lags)")
+        #expect(lags.contains { $0 < 50_000_000 }, "\(lags)")
+        #expect(lags.contains { $0 >= 100_000_000 }, "the ping that waited for the spin: \(lags)")
+        let maxLag = try metrics.expectGauge("probe_loop_lag_max_seconds", [("watchdog", "lagging")])
+        #expect((maxLag.lastValue ?? 0) >= 0.1, "\(String(describing: maxLag.lastValue))")
+        #expect((maxLag.lastValue ?? 0) == Double(lags.max() ?? 0) / 1e9)
     }
 
     @Test func symbolicatorNamesInternalFunctionsWithModuleAndBuildID() throws {

@@ -374,3 +374,51 @@ extension CommandLineTests {
         #expect(!text.contains("Probe JSON lines record no environment"))
     }
 }
+
+/// A stalls file whose writer was killed mid-record: its last line is cut short.
+extension CommandLineTests {
+    /// `records` as JSON lines, then the first half of one more record with no newline.
+    func writeTornStalls(_ records: [StallRecord], in directory: URL) throws -> URL {
+        let url = try writeStalls(records + [records[0]], in: directory)
+        var text = try String(contentsOf: url, encoding: .utf8)
+        let lastLine = text.dropLast().lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+        text = String(text[..<text.index(lastLine, offsetBy: (text.distance(from: lastLine, to: text.endIndex)) / 2)])
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    @Test func aTornLastLineIsLeftOutWithOneWarning() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try writeTornStalls([Self.busyStall, Self.poolStall], in: directory)
+        let outcome = try perfkit(["stalls", input.path, "--list"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.split(separator: "\n").count == 2, "\(outcome.stdout)")
+        #expect(
+            outcome.stderr
+                == "warning: \(input.path): line 3: incomplete last record (cut short as the writer stopped?); read the 2 complete records before it\n"
+        )
+        let folded = try perfkit(["stalls", input.path, "--format", "folded"])
+        #expect(folded.status == 0, "\(folded.stderr)")
+        #expect(try parseFolded(folded.stdout).reduce(0) { $0 + $1.count } == 25, "both stalls' samples, 20 and 5")
+    }
+
+    @Test(arguments: [
+        ("a broken line in the middle", "{\"watchdog\": \"ma\n", "line 2: not valid JSON"),
+        ("a broken last line ending with its newline", "{\"watchdog\": \"ma\n", "line 3: not valid JSON"),
+    ])
+    func aBrokenLineThatIsNoTornWriteIsAnError(case name: String, broken: String, problem: String) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try writeStalls([Self.busyStall, Self.poolStall], in: directory)
+        var lines = try String(contentsOf: input, encoding: .utf8).split(separator: "\n").map { $0 + "\n" }
+        lines.insert(Substring(broken), at: name.contains("middle") ? 1 : 2)
+        try Data(lines.joined().utf8).write(to: input)
+        let outcome = try perfkit(["stalls", input.path, "--list"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.isEmpty)
+        #expect(
+            outcome.stderr
+                == "Error: \(input.path): \(problem); expected a perfkit report or Probe JSON lines\n")
+    }
+}

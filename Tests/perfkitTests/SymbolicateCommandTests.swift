@@ -122,6 +122,19 @@ extension CommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: output.path), "nothing written")
     }
 
+    @Test func symbolicateReadsTheCompleteRecordsBeforeATornLastLine() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = try readJSONLines(Self.watchDemoFixture)
+        let input = try writeTornStalls(fixture, in: directory)
+        let output = directory.appendingPathComponent("out.jsonl")
+        let outcome = try perfkit(["symbolicate", input.path, "--output", output.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.hasPrefix("warning: \(input.path): line \(fixture.count + 1): incomplete last record"))
+        #expect(outcome.stderr.split(separator: "\n").count == 1, "\(outcome.stderr)")
+        #expect(try readJSONLines(output).count == fixture.count, "the complete records, and only those")
+    }
+
     @Test func symbolicateOfAMissingFileOrAReportWithoutStallsNamesIt() throws {
         let outcome = try perfkit(["symbolicate", "/nonexistent/stalls.jsonl"])
         #expect(outcome.status == 1)

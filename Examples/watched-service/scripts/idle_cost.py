@@ -5,7 +5,7 @@ server left alone for SECONDS after a warm-up. Per server: the CPU time its thre
 window (the scheduler's count per thread, /proc/PID/task/*/schedstat, as a share of one core), its resident memory (VmRSS) and its threads.
 
 Usage: idle_cost.py [PAIRS=3] [SECONDS=30] [WORKDIR] [RESTING_LOOK_MS]   (build first: swift build -c release)
-RESTING_LOOK_MS sets Probe's restingLookInterval (default: Probe's, half the 100 ms threshold).
+RESTING_LOOK_MS sets Probe's restingLookInterval (default: Probe's: at rest the 100 ms threshold, half of it while the server works).
 Prints each pair, then the medians and the differences Probe made."""
 
 import os

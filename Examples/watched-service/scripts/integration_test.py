@@ -121,14 +121,31 @@ def main():
               "grouped by sleepInTheHandler(milliseconds:)")
 
         totals = service.metric("probe_stalls_total")
-        by_watchdog = {key: value for key, value in totals.items()}
         check(sum(totals.values()) == 4, f"probe_stalls_total sums to {sum(totals.values())}, not 4: {totals}")
-        check(any('watchdog="event-loop-0"' in k and v == 2 for k, v in by_watchdog.items())
-              and any('watchdog="cooperative-pool"' in k and v == 2 for k, v in by_watchdog.items()),
+
+        def total(**labels):
+            return sum(v for k, v in totals.items() if all(f'{name}="{value}"' in k for name, value in labels.items()))
+
+        check(total(watchdog="event-loop-0") == 2 and total(watchdog="cooperative-pool") == 2,
               f"probe_stalls_total by watchdog: {totals}")
-        durations = service.metric("probe_stall_duration_count")
-        check(sum(durations.values()) == 4, f"probe_stall_duration_count sums to {sum(durations.values())}: {durations}")
-        print(f"ok: /metrics: probe_stalls_total {totals}")
+        by_class = {c: total(**{"class": c}) for c in ["cpu-bound", "blocked", "starved"]}
+        check(by_class == {"cpu-bound": 1, "blocked": 2, "starved": 1}, f"probe_stalls_total by class: {by_class}")
+        for culprit in ["watched_service.blockTheEventLoop(milliseconds:)",
+                        "watched_service.sleepInTheHandler(milliseconds:)"]:
+            check(total(culprit=culprit) == 1, f"no stall counted for culprit {culprit}: {totals}")
+        durations = service.metric("probe_stall_duration_seconds_count")
+        check(sum(durations.values()) == 4,
+              f"probe_stall_duration_seconds_count sums to {sum(durations.values())}: {durations}")
+        bounds = sorted(float(k.split('le="')[1].split('"')[0])
+                        for k in service.metric("probe_stall_duration_seconds_bucket") if 'le="+Inf"' not in k)
+        check(abs(bounds[0] - THRESHOLD_MS / 1000) < 1e-9, f"the stall-duration buckets start at {bounds[0]} s")
+        lags = service.metric("probe_loop_lag_seconds_count")
+        check(all(lags.get(f'{{watchdog="{w}"}}', 0) > 0 for w in ["event-loop-0", "event-loop-1"]),
+              f"probe_loop_lag_seconds_count: {lags}")
+        max_lag = service.metric("probe_loop_lag_max_seconds").get('{watchdog="event-loop-0"}', 0)
+        check(max_lag >= THRESHOLD_MS / 1000, f"probe_loop_lag_max_seconds of event-loop-0 is {max_lag} s")
+        print(f"ok: /metrics: probe_stalls_total by class {by_class}, culprits named; "
+              f"stall buckets from {bounds[0]} s; loop lags {lags}, event-loop-0's max {max_lag:.3f} s")
 
         # A stall under way when SIGTERM comes: shutdown within 2 s, and the stall is recorded.
         ongoing = threading.Thread(target=lambda: service.get(f"/block?ms={STALL_MS}&loop=1"))

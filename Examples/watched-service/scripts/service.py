@@ -32,6 +32,9 @@ class Service:
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
+        # Probe appends: a stalls file left by an earlier run in the same folder would be counted.
+        if os.path.exists(self.stalls_path):
+            os.remove(self.stalls_path)
         arguments = [binary, "--port", "0", "--stalls", self.stalls_path, "--threshold-ms", str(threshold_ms)]
         arguments += ["--watch", watch]
         if resting_look_ms:

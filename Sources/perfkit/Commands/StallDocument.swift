@@ -26,7 +26,8 @@ enum StallDocument {
     }
 
     /// A report is a single JSON object with a `schemaVersion`; anything else is read as JSON lines.
-    static func load(path: String) throws -> StallDocument {
+    /// Reads `path`; what was read despite a problem (a torn last line) is added to `warnings`.
+    static func load(path: String, warnings: inout [String]) throws -> StallDocument {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -46,17 +47,28 @@ enum StallDocument {
         }
         let decoder = ReportCoding.decoder()  // reads both Probe's whole-second and the report's millisecond dates
         var records: [StallRecord] = []
-        for (index, line) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
             do {
                 records.append(try decoder.decode(StallRecord.self, from: Data(line)))
             } catch let error as DecodingError {
-                let problem: String
+                let notJSON: Bool
                 if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                    problem = "not valid JSON"
+                    notJSON = true
                 } else {
-                    problem = "not a stall record (\(ReportCoding.describe(error)))"
+                    notJSON = false
                 }
+                // A writer killed mid-record leaves a last line cut short, before its newline: the
+                // records before it are whole, and are read. A broken line anywhere else, or one
+                // that ends with its newline, was written whole: an error.
+                if notJSON, index == lines.count - 1, !records.isEmpty {
+                    warnings.append(
+                        "\(path): line \(index + 1): incomplete last record (cut short as the writer stopped?); read the \(records.count) complete record\(records.count == 1 ? "" : "s") before it"
+                    )
+                    break
+                }
+                let problem = notJSON ? "not valid JSON" : "not a stall record (\(ReportCoding.describe(error)))"
                 throw PerfkitError(
                     "\(path): line \(index + 1): \(problem); expected a perfkit report or Probe JSON lines")
             }

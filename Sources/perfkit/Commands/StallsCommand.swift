@@ -99,7 +99,9 @@ struct StallsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let document = try StallDocument.load(path: input)
+        var warnings: [String] = []
+        let document = try StallDocument.load(path: input, warnings: &warnings)
+        for warning in warnings { printError("warning: \(warning)\n") }
         let all = document.stalls.enumerated().map { NumberedStall(number: $0.offset + 1, record: $0.element) }
         if all.isEmpty { throw PerfkitError("\(input): no stalls") }
         var picked = try pick(from: all)

@@ -25,7 +25,9 @@ struct SymbolicateCommand: ParsableCommand {
     var symbolizer: String?
 
     func run() throws {
-        let document = try StallDocument.load(path: input)
+        var warnings: [String] = []
+        let document = try StallDocument.load(path: input, warnings: &warnings)
+        for warning in warnings { printError("warning: \(warning)\n") }
         let stalls = document.stalls
         if stalls.isEmpty { throw PerfkitError("\(input): no stalls to symbolicate") }
         let tool = try OfflineSymbolizer.locate(explicitPath: symbolizer)

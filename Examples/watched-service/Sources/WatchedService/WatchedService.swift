@@ -36,7 +36,7 @@ struct WatchedService: AsyncParsableCommand {
 
     @Option(
         name: .customLong("resting-look-ms"),
-        help: "How often Probe looks at an idle target (default: Probe's, half the threshold).")
+        help: "How often Probe looks at an idle target (default: Probe's schedule).")
     var restingLookMilliseconds: Int?
 
     @Flag(help: "Run without Probe (to measure what watching costs).")
@@ -58,7 +58,10 @@ struct WatchedService: AsyncParsableCommand {
 
     func run() async throws {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = ProbeMetrics.durationHistogramBuckets(
+            threshold: .milliseconds(thresholdMilliseconds))
+        MetricsSystem.bootstrap(factory)
         let logger = Logger(label: "watched-service")
         let group = MultiThreadedEventLoopGroup.singleton
 
