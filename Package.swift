@@ -56,6 +56,10 @@ let package = Package(
         .target(name: "ELFSymbols"),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
+        // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        // pprof's profile.proto, encoded by hand (no protobuf dependency) and gzipped.
+        .target(name: "Pprof", dependencies: ["CZlib"]),
         // The self-contained HTML report (inline CSS and SVG, no network).
         .target(name: "HTMLReport", dependencies: ["PerfReport"]),
         .target(
@@ -107,7 +111,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
-                "ProbeBenchmarks", "ELFSymbols", "HTMLReport",
+                "ProbeBenchmarks", "ELFSymbols", "HTMLReport", "Pprof",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,8 +120,9 @@ let package = Package(
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
-        // Runs the built `perfkit` executable as a user would: exit codes, messages, files.
-        .testTarget(name: "perfkitTests", dependencies: ["PerfReport"], exclude: ["Fixtures"]),
+        // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
+        // protobuf encoding of its pprof export, unit-tested).
+        .testTarget(name: "perfkitTests", dependencies: ["PerfReport", "Pprof"], exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.

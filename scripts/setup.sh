@@ -3,7 +3,8 @@
 # Safe to run again: it does nothing when everything is present.
 set -euo pipefail
 
-packages=(libunwind-dev libpng-dev zlib1g-dev valgrind pkg-config hyperfine)
+# golang-go: its `go tool pprof` reads the pprof files of `perfkit stalls --format pprof` in the tests.
+packages=(libunwind-dev libpng-dev zlib1g-dev valgrind pkg-config hyperfine golang-go)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -300,7 +300,7 @@ extension CommandLineTests {
         let outcome = try perfkit(["stalls", Self.watchDemoFixture.path, "--format", "svg"])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("'svg' is invalid for '--format <format>'"), "\(outcome.stderr)")
-        #expect(outcome.stderr.contains("'folded', 'speedscope' or 'html'"))
+        #expect(outcome.stderr.contains("'folded', 'speedscope', 'html' or 'pprof'"))
         let missing = try perfkit(["stalls", "/nonexistent/stalls.jsonl", "--format", "folded"])
         #expect(missing.stderr == "Error: /nonexistent/stalls.jsonl: cannot read: no such file\n")
     }

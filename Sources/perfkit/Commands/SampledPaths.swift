@@ -6,12 +6,17 @@ struct ProfileFrame: Hashable {
     var name: String
     var file: String?
     var line: Int?
+    /// The recorded frame itself (module, address, build ID), kept only for a format that places
+    /// frames at addresses (pprof's locations): then the same function at two addresses, or in
+    /// two modules, is two frames.
+    var origin: StackFrame?
 
     /// Named as Probe merged it in the call tree (`StackFrame.functionName`).
-    init(_ frame: StackFrame) {
+    init(_ frame: StackFrame, keepingOrigin: Bool = false) {
         name = frame.functionName
         file = frame.file
         line = frame.line
+        origin = keepingOrigin ? frame : nil
     }
 
     /// A frame that is not a function: a label (`[stall 3 …]`) or a stand-in (`[no frames]`).
@@ -34,8 +39,14 @@ struct SampledPaths {
     private(set) var weights: [Int] = []
     private var frameIndices: [ProfileFrame: Int] = [:]
     private var pathIndices: [[Int]: Int] = [:]
+    /// Frames keep their recorded origin (see `ProfileFrame.origin`).
+    private let keepsOrigins: Bool
 
     var total: Int { weights.reduce(0, +) }
+
+    init(keepingOrigins: Bool = false) {
+        keepsOrigins = keepingOrigins
+    }
 
     /// Adds a call tree's paths, each led by `prefix`. Paths already present (from another tree)
     /// gain weight; new ones are appended in the tree's order, heaviest child first.
@@ -47,7 +58,7 @@ struct SampledPaths {
 
     private mutating func visit(_ node: CallTreeNode, path: inout [Int], prefixLength: Int) {
         // The aggregation's own root has no frame: its children are the outermost frames.
-        if let frame = node.frame { path.append(index(of: ProfileFrame(frame))) }
+        if let frame = node.frame { path.append(index(of: ProfileFrame(frame, keepingOrigin: keepsOrigins))) }
         let selfCount = node.count - node.children.reduce(0) { $0 + $1.count }
         if selfCount > 0 {
             // Samples that stopped at the frameless root had no frame at all; keep them counted.

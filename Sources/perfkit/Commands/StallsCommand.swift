@@ -4,11 +4,13 @@ import Foundation
 import HTMLReport
 import Harness
 import PerfReport
+import Pprof
 
 struct StallsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stalls",
-        abstract: "Export the sampled stacks of Probe stalls as a flame graph: folded stacks, speedscope or HTML.",
+        abstract:
+            "Export the sampled stacks of Probe stalls: folded stacks, speedscope, HTML flame graphs or a pprof profile.",
         discussion: """
             Reads a perfkit report (report.json with "stalls") or a Probe stalls .jsonl file and writes \
             the stalls' call trees (each stall's samples merged root first).
@@ -19,31 +21,39 @@ struct StallsCommand: ParsableCommand {
             (https://www.speedscope.app, also offline), one "sampled" profile per set of stalls; the \
             samples are aggregated, so use its Left Heavy or Sandwich view (Time Order is not in time). \
             html: a self-contained page with a timeline, a table, and per group key an icicle chart \
-            and the call tree as text.
+            and the call tree as text. pprof: a gzipped profile.proto for `go tool pprof` (-top, -web, \
+            -http, -proto to merge files) and other pprof readers: sample types samples/count (the \
+            default) and wall/nanoseconds (samples × the stall's sample interval, estimated from its \
+            record), each sample labelled stall_id (as --list numbers stalls), watchdog, class and \
+            thread, for -tagfocus and -tagshow; frames at their module, address and build ID. Example: `perfkit stalls stalls.jsonl --format pprof -o stalls.pb.gz`, then \
+            `go tool pprof -top stalls.pb.gz`.
 
             --split keeps stalls apart. In folded output each stack then starts with a frame naming its \
             set ("[watchdog main]", "[group <key>]", "[stall 3: main, 238 ms, cpu-bound]"); speedscope \
             gets one profile per set. Default: folded merges every stall into one graph, speedscope \
-            has a profile per group key; the html page always groups by group key. A pool \
-            starvation's call tree already merges every pool thread's samples.
+            has a profile per group key; the html page always groups by group key; pprof keeps one \
+            profile and tells stalls apart by their labels. A pool starvation's call tree already \
+            merges every pool thread's samples.
 
             --stall, --group and --watchdog pick stalls (a stall must match each one given); --list \
             prints the stalls with their numbers and group keys. Stalls without a call tree (no sample \
-            was answered) are left out of folded and speedscope output, with a note on standard error.
+            was answered) are left out of folded, speedscope and pprof output, with a note on standard \
+            error.
 
             File and line: frames that carry them (from `perfkit symbolicate --output`) show them, as \
-            "name (File.swift:12)" in folded output and as speedscope's file and line. --lines looks \
-            up the others first, as `perfkit symbolicate` does (llvm-symbolizer or addr2line on this \
-            machine's module files, same build ID only); without it no external tool runs. A call \
-            tree merges samples by function, so a function's line is the one of its first sample.
+            "name (File.swift:12)" in folded output, as speedscope's file and line, as pprof's function \
+            file and location line. --lines looks up the others first, as `perfkit symbolicate` does \
+            (llvm-symbolizer or addr2line on this machine's module files, same build ID only); without \
+            it no external tool runs. A call tree merges samples by function, so a function's line is \
+            the one of its first sample.
 
-            folded and speedscope go to standard output unless --output is given; html needs \
-            --output. --output is written atomically (a temporary file renamed into place).
+            folded and speedscope go to standard output unless --output is given; html and pprof \
+            need --output. --output is written atomically (a temporary file renamed into place).
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case folded, speedscope, html
+        case folded, speedscope, html, pprof
     }
 
     @Argument(help: "A perfkit report (report.json with \"stalls\") or a Probe stalls .jsonl file.")
@@ -58,7 +68,7 @@ struct StallsCommand: ParsableCommand {
     @Option(
         help: """
             Keep stalls apart: none, watchdog, group (key) or stall. Default: none for folded, group \
-            for speedscope. Not for html.
+            for speedscope. Not for html or pprof.
             """)
     var split: StallSplit?
 
@@ -87,12 +97,21 @@ struct StallsCommand: ParsableCommand {
             }
             return
         }
-        guard let format else { throw ValidationError("give --format folded, speedscope or html (or --list)") }
+        guard let format else {
+            throw ValidationError("give --format folded, speedscope, html or pprof (or --list)")
+        }
         if format == .html && output == nil {
             throw ValidationError("--format html needs --output PATH (a page is not written to the terminal)")
         }
+        if format == .pprof && output == nil {
+            throw ValidationError("--format pprof needs --output PATH (a gzipped binary profile)")
+        }
         if format == .html && split != nil {
             throw ValidationError("--split is for folded and speedscope; the html page groups stalls by group key")
+        }
+        if format == .pprof && split != nil {
+            throw ValidationError(
+                "--split is for folded and speedscope; pprof labels each sample with its stall_id, watchdog and class")
         }
         if symbolizer != nil && !lines { throw ValidationError("--symbolizer is used with --lines only") }
         if let bad = stall.first(where: { $0 < 1 }) { throw ValidationError("--stall \(bad): stalls count from 1") }
@@ -119,6 +138,13 @@ struct StallsCommand: ParsableCommand {
             data = try speedscopeFile(picked).encoded()
         case .html:
             data = Data(HTMLReportRenderer.render(pageReport(document, stalls: picked.map(\.record))).utf8)
+        case .pprof:
+            let profile = StallsPprof.profile(try withCallTrees(picked), source: input)
+            do {
+                data = try Gzip.compress(profile.encoded())
+            } catch let error as Gzip.CompressionError {
+                throw PerfkitError(error.description)
+            }
         }
         if let output {
             let url = URL(fileURLWithPath: output)
