@@ -224,6 +224,33 @@ extension CommandLineTests {
 
     /// Hand-made stalls: labels pick a stall (`-tagfocus`), file and line reach pprof, and a pool
     /// starvation's samples carry its pool thread.
+    /// The same on stalls recorded now by this build's `perfkit watch-demo` (the fixture is an
+    /// older build's): pprof names the busy loop with every sample of its stall.
+    @Test func goToolPprofReadsAFreshWatchDemoRun() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recorded = try recordDemoStalls(in: directory)
+        let records = try readJSONLines(recorded.jsonLines)
+        let index = try #require(
+            records.firstIndex { $0.groupKey.contains("demoBusyLoop") }, "\(records.map(\.groupKey))")
+        // The samples whose stack holds the function (a few lose its frame when the leaf has no
+        // frame record), counted in the record's own call tree.
+        func through(_ node: CallTreeNode) -> Int {
+            node.frame?.symbol?.contains("demoBusyLoop") == true
+                ? node.count : node.children.reduce(0) { $0 + through($1) }
+        }
+        let samples = through(try #require(records[index].callTree))
+        #expect(samples > 0)
+        let output = directory.appendingPathComponent("fresh.pb.gz")
+        let export = try perfkit([
+            "stalls", recorded.jsonLines.path, "--format", "pprof", "--stall", "\(index + 1)", "-o", output.path,
+        ])
+        #expect(export.status == 0, "\(export.stderr)")
+        let top = try goToolPprof(["-top", output.path], in: directory)
+        #expect(top.status == 0, "\(top.stderr)")
+        #expect(try pprofTopRow(top.stdout, naming: "demoBusyLoop").cum == samples, "\(top.stdout)")
+    }
+
     @Test func goToolPprofFocusesOnAStallByItsLabels() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
