@@ -58,14 +58,17 @@ let package = Package(
         .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
-        // pprof's profile.proto, encoded by hand (no protobuf dependency) and gzipped.
-        .target(name: "Pprof", dependencies: ["CZlib"]),
+        // pprof's profile.proto, encoded by hand (no protobuf dependency): stalls as profiles, for
+        // `perfkit stalls --format pprof` and Probe's live files (no zlib, so Probe needs none).
+        .target(name: "Pprof", dependencies: ["PerfReport"]),
+        // gzip for the CLI's pprof files.
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         // The self-contained HTML report (inline CSS and SVG, no network).
         .target(name: "HTMLReport", dependencies: ["PerfReport"]),
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport", "CProbe", "ELFSymbols",
+                "PerfReport", "CProbe", "ELFSymbols", "Pprof",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -111,7 +114,7 @@ let package = Package(
             name: "perfkit",
             dependencies: [
                 "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
-                "ProbeBenchmarks", "ELFSymbols", "HTMLReport", "Pprof",
+                "ProbeBenchmarks", "ELFSymbols", "HTMLReport", "Pprof", "Gzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -122,7 +125,7 @@ let package = Package(
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
-        .testTarget(name: "perfkitTests", dependencies: ["PerfReport", "Pprof"], exclude: ["Fixtures"]),
+        .testTarget(name: "perfkitTests", dependencies: ["PerfReport", "Pprof", "Gzip"], exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.

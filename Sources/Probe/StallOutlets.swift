@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import PerfReport
+import Pprof
 import Synchronization
 
 /// Where finished stall records go: the callback, a JSON-lines file, swift-log and swift-metrics.
@@ -55,15 +56,92 @@ final class StallOutlets: Sendable {
         }
         if let logger = configuration.logger { log(record, to: logger) }
         if let path = configuration.jsonLinesPath, let problem = append(record, to: path) {
-            onWriteFailure?()
-            dropped?.increment()
-            if !loggedAFailure.exchange(true, ordering: .relaxed) {
-                configuration.logger?.error(
-                    "watchdog \"\(configuration.name)\": a stall record could not be appended to \(path): \(problem); later failures are counted in \(MetricName.droppedRecords) and Watchdog.unwrittenRecords"
-                )
-            }
+            failedToWrite("a stall record could not be appended to \(path): \(problem)")
+        }
+        if !early, let directory = configuration.pprofDirectory, let problem = writeProfile(of: record, in: directory) {
+            failedToWrite("a stall profile could not be written in \(directory): \(problem)")
         }
         configuration.onStall?(record)
+    }
+
+    private func failedToWrite(_ what: String) {
+        onWriteFailure?()
+        dropped?.increment()
+        if !loggedAFailure.exchange(true, ordering: .relaxed) {
+            configuration.logger?.error(
+                "watchdog \"\(configuration.name)\": \(what); later failures are counted in \(MetricName.droppedRecords) and Watchdog.unwrittenRecords"
+            )
+        }
+    }
+
+    /// Why files cannot be created in `directory`, or nil when they can: a file made and removed.
+    static func cannotWriteFiles(in directory: String) -> String? {
+        let path = directory + "/.probe-write-check-\(getpid())"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        close(fd)
+        unlink(path)
+        return nil
+    }
+
+    private let profilesWritten = Atomic<Int>(0)
+
+    /// The record's pprof profile as `stall-<watchdog>-<start>-<pid>-<n>.pb`, written to a hidden
+    /// temporary name and renamed into place. Returns why it failed, or nil.
+    private func writeProfile(of record: StallRecord, in directory: String) -> String? {
+        guard record.callTree != nil else { return nil }  // no sample answered: nothing to profile
+        let profile = StallProfile.profile(
+            [(1, record)],
+            comment:
+                "Probe watchdog \(configuration.name): a stall of \(Int((record.durationNanoseconds / 1e6).rounded())) ms on thread \(record.threadID), \(record.classification.rawValue)"
+        )
+        let data = profile.encoded()
+        let number = profilesWritten.add(1, ordering: .relaxed).newValue
+        let name = "stall-\(Self.fileSafe(configuration.name))-\(Self.fileStamp(record.start))-\(getpid())-\(number).pb"
+        let temporary = "\(directory)/.\(name).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        let problem = data.withUnsafeBytes { raw -> String? in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { return String(cString: strerror(errno)) }
+                if n == 0 { return "the write made no progress" }
+                offset += n
+            }
+            return nil
+        }
+        close(fd)
+        if let problem {
+            unlink(temporary)
+            return problem
+        }
+        guard rename(temporary, "\(directory)/\(name)") == 0 else {
+            let problem = String(cString: strerror(errno))
+            unlink(temporary)
+            return problem
+        }
+        return nil
+    }
+
+    /// Letters, digits, `-` and `_`; anything else becomes `_`.
+    static func fileSafe(_ name: String) -> String {
+        String(
+            name.unicodeScalars.map {
+                CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" ? Character($0) : "_"
+            })
+    }
+
+    /// `20261125T170102.123Z`: sorts by time, no `:` (awkward in file names on some systems).
+    static func fileStamp(_ date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var time = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds % 1000)
     }
 
     private func log(_ record: StallRecord, to logger: Logger) {

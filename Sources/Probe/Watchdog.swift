@@ -57,6 +57,12 @@ public final class Watchdog: Sendable {
                 throw StartError(
                     description: "watchdog \"\(configuration.name)\": cannot append stalls to \(path): \(problem)")
             }
+            if let directory = configuration.pprofDirectory, let problem = StallOutlets.cannotWriteFiles(in: directory)
+            {
+                throw StartError(
+                    description:
+                        "watchdog \"\(configuration.name)\": cannot write stall profiles in \(directory): \(problem)")
+            }
             if let owner = WatchedTargets.claim(target, by: configuration.name) {
                 throw StartError(
                     description:

@@ -57,6 +57,12 @@ public struct WatchdogConfiguration: Sendable {
     public var onStall: (@Sendable (StallRecord) -> Void)?
     /// Appends each stall as one JSON object per line to this file.
     public var jsonLinesPath: String?
+    /// Writes each stall's profile here as a pprof file (`profile.proto`, not compressed: pprof and
+    /// fleet profilers read it as it is), named `stall-<watchdog>-<start>-<pid>-<n>.pb` and put in
+    /// place by a rename, so a collector that uploads the directory's files never reads half of
+    /// one. A stall reported early (`reportOngoingAfter`) is written at its end only. The same
+    /// profile as `perfkit stalls --format pprof` makes of its record.
+    public var pprofDirectory: String?
     /// Logs a warning per stall with the top frames as metadata.
     public var logger: Logger?
     /// Reports through swift-metrics: `probe_stalls_total` (counter; dimensions `watchdog`, `class`,

@@ -75,6 +75,19 @@ struct StallOutletTests {
         #expect(!watchdog.isRunning)
     }
 
+    /// A profile directory that cannot take files is refused at `start()` the same way.
+    @Test func anUnwritableProfileDirectoryIsRefusedAtStart() throws {
+        let directory = "/nonexistent-\(getpid())/profiles"
+        var configuration = WatchdogConfiguration(name: "no-profiles", threshold: .milliseconds(80))
+        configuration.pprofDirectory = directory
+        let watchdog = Watchdog(watching: .queue(DispatchQueue(label: "no-profiles")), configuration: configuration)
+        let error = #expect(throws: Watchdog.StartError.self) { try watchdog.start() }
+        #expect(
+            error?.description
+                == "watchdog \"no-profiles\": cannot write stall profiles in \(directory): No such file or directory")
+        #expect(!watchdog.isRunning)
+    }
+
     /// Records the file no longer takes (its directory removed) are counted, in the watchdog and
     /// in `probe_stall_records_dropped_total`, and logged once; the other outlets still get them.
     @Test func recordsTheFileDoesNotTakeAreCountedAndLoggedOnce() throws {
@@ -105,6 +118,62 @@ struct StallOutletTests {
         let errors = logs.entries.filter { $0.level == .error }
         #expect(errors.count == 1, "\(errors.map(\.message))")
         #expect(errors.first.map { "\($0.message)".contains("could not be appended") } == true)
+    }
+
+    /// Each stall's profile lands in `pprofDirectory` as one whole `.pb` file (renamed into
+    /// place, no temporary left), which the real `go tool pprof` reads with the stalled function.
+    @Test func aStallsProfileIsWrittenWholeInThePprofDirectory() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-pprof-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "pprof out", threshold: .milliseconds(80))
+        configuration.sampleInterval = .milliseconds(5)
+        configuration.metrics = false
+        configuration.pprofDirectory = directory.path
+        configuration.onStall = { collector.add($0) }
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        try watchdog.start()
+        thread.run { stallForOutletTest() }
+        Thread.sleep(forTimeInterval: 0.12)
+        watchdog.stop()
+
+        let record = try #require(collector.all.first)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        try #require(files.count == 1, "\(files)")
+        #expect(files[0].hasPrefix("stall-pprof_out-") && files[0].hasSuffix("-\(getpid())-1.pb"), "\(files)")
+        #expect(watchdog.unwrittenRecords == 0)
+
+        let go = try #require(
+            ["/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            },
+            "go is not installed: run `apt-get install -y golang-go` (scripts/setup.sh, run by `make test`, installs it)"
+        )
+        let home = directory.appendingPathComponent("go-home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: go)
+        process.arguments = ["tool", "pprof", "-top", directory.appendingPathComponent(files[0]).path]
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in [
+            "HOME": home.path, "GOCACHE": home.path + "/cache", "GOPATH": home.path + "/path",
+            "GOTOOLCHAIN": "local", "PPROF_TMPDIR": home.path,
+        ] { environment[key] = value }
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let top = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(top)")
+        let samples = record.callTree?.count ?? 0
+        #expect(samples > 0)
+        #expect(top.contains("Total samples = \(samples)"), "\(top)")
+        #expect(top.contains("stallForOutletTest") || top.contains("spinForProbeTest"), "\(top)")
     }
 
     /// A pinged target's lateness goes to `probe_loop_lag_seconds` at every ping, healthy or

@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import Gzip
 import Pprof
 import Testing
 

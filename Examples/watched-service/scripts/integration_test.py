@@ -58,7 +58,8 @@ def fast_on_other_loops_during(service, path, busy_loop):
 
 def main():
     workdir = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="watched-service-")
-    service = Service(workdir, threshold_ms=THRESHOLD_MS)
+    profiles = os.path.join(workdir, "profiles")
+    service = Service(workdir, threshold_ms=THRESHOLD_MS, pprof_dir=profiles)
     try:
         for _ in range(5):
             status, body, _ = service.get("/fast")
@@ -86,6 +87,10 @@ def main():
         check(len(stalls) == 4, f"{len(stalls)} stalls recorded, not 4: "
               + ", ".join(f"{s['watchdog']}/{s['classification']}" for s in stalls))
         block, sleep, starve, handler = stalls
+        written = sorted(os.listdir(profiles))
+        check(len(written) == 4 and all(name.startswith("stall-") and name.endswith(".pb") for name in written),
+              f"--pprof-dir holds {written}, not one profile per stall")
+        print(f"ok: one pprof file per stall in --pprof-dir ({', '.join(written[:2])}, …)")
         for stall, watchdog, kind in [(block, "event-loop-0", "cpu-bound"), (sleep, "event-loop-0", "blocked"),
                                       (starve, "cooperative-pool", "starved"),
                                       (handler, "cooperative-pool", "blocked")]:

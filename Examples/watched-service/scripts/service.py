@@ -28,7 +28,7 @@ class Service:
     """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
 
     def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all",
-                 resting_look_ms=None):
+                 resting_look_ms=None, pprof_dir=None):
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
@@ -39,6 +39,9 @@ class Service:
         arguments += ["--watch", watch]
         if resting_look_ms:
             arguments += ["--resting-look-ms", str(resting_look_ms)]
+        if pprof_dir:
+            os.makedirs(pprof_dir, exist_ok=True)
+            arguments += ["--pprof-dir", pprof_dir]
         if not probe:
             arguments.append("--no-probe")
         if cpus:

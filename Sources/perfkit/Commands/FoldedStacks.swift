@@ -1,3 +1,5 @@
+import PerfReport
+
 /// Brendan Gregg's collapsed-stack ("folded") format, which `flamegraph.pl`, `inferno-flamegraph`
 /// and speedscope read: one line per distinct stack, its frames root first joined by `;`, then a
 /// space and the number of samples whose stack was exactly that one.

@@ -4,6 +4,7 @@ import Foundation
 import HTMLReport
 import Harness
 import PerfReport
+import Gzip
 import Pprof
 
 struct StallsCommand: ParsableCommand {
@@ -139,7 +140,11 @@ struct StallsCommand: ParsableCommand {
         case .html:
             data = Data(HTMLReportRenderer.render(pageReport(document, stalls: picked.map(\.record))).utf8)
         case .pprof:
-            let profile = StallsPprof.profile(try withCallTrees(picked), source: input)
+            let stalls = try withCallTrees(picked)
+            let count = "\(stalls.count) stall\(stalls.count == 1 ? "" : "s")"
+            let profile = StallProfile.profile(
+                stalls.map { ($0.number, $0.record) },
+                comment: "perfkit stalls \(URL(fileURLWithPath: input).lastPathComponent): \(count)")
             do {
                 data = try Gzip.compress(profile.encoded())
             } catch let error as Gzip.CompressionError {

@@ -31,6 +31,11 @@ struct WatchedService: AsyncParsableCommand {
     @Option(help: "Where Probe appends each stall as one JSON line.")
     var stalls: String
 
+    @Option(
+        name: .customLong("pprof-dir"),
+        help: "Where Probe writes each stall's profile as a pprof file (created if missing).")
+    var pprofDirectory: String?
+
     @Option(name: .customLong("threshold-ms"), help: "A busy period longer than this is a stall.")
     var thresholdMilliseconds: Int = 100
 
@@ -89,6 +94,11 @@ struct WatchedService: AsyncParsableCommand {
     func watchdogs(group: MultiThreadedEventLoopGroup) -> [Watchdog] {
         var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(thresholdMilliseconds))
         configuration.jsonLinesPath = stalls
+        if let pprofDirectory {
+            // Probe refuses a directory that is not there (start() names it); the example makes it.
+            try? FileManager.default.createDirectory(atPath: pprofDirectory, withIntermediateDirectories: true)
+            configuration.pprofDirectory = pprofDirectory
+        }
         if let restingLookMilliseconds { configuration.restingLookInterval = .milliseconds(restingLookMilliseconds) }
         configuration.logger = Logger(label: "probe")
         let loops = EventLoopGroupWatchdog(watching: group, configuration: configuration)

@@ -1,20 +1,20 @@
 import Foundation
 import PerfReport
-import Pprof
 
-/// Stalls as a pprof profile (`perfkit stalls --format pprof`): each stall's call tree as its
+/// Stalls as a pprof profile (`perfkit stalls --format pprof`, and Probe's
+/// `WatchdogConfiguration.pprofDirectory`): each stall's call tree as its
 /// distinct stacks (`SampledPaths`, leaf first here), valued in `samples/count` and
 /// `wall/nanoseconds`, and labelled with the stall they come from (`stall_id`, as `--list`
 /// numbers them; `watchdog`; `class`; `thread`), so pprof's `-tagfocus`, `-tagshow` and
 /// `-tags` pick and show stalls. Frames become one `Location` per module and address, one
 /// `Function` per name (and file), one `Mapping` per module file and build ID.
-enum StallsPprof {
-    static let samples = PprofProfile.ValueType(type: "samples", unit: "count")
-    static let wall = PprofProfile.ValueType(type: "wall", unit: "nanoseconds")
+public enum StallProfile {
+    public static let samples = PprofProfile.ValueType(type: "samples", unit: "count")
+    public static let wall = PprofProfile.ValueType(type: "wall", unit: "nanoseconds")
 
-    /// The profile of `stalls` (those without a call tree add nothing); `source` names the file
-    /// in the profile's comments.
-    static func profile(_ stalls: [NumberedStall], source: String) -> PprofProfile {
+    /// The profile of `stalls`, each with the number it is labelled with (`stall_id`); those
+    /// without a call tree add nothing. `comment` heads the profile's comments.
+    public static func profile(_ stalls: [(number: Int, record: StallRecord)], comment: String) -> PprofProfile {
         var tables = Tables()
         var samples: [PprofProfile.Sample] = []
         var intervals: [Int64] = []
@@ -49,9 +49,8 @@ enum StallsPprof {
             profile.timeNanos = Int64((first.timeIntervalSince1970 * 1e9).rounded())
             profile.durationNanos = Int64((end.timeIntervalSince(first) * 1e9).rounded())
         }
-        let count = "\(stalls.count) stall\(stalls.count == 1 ? "" : "s")"
         profile.comments = [
-            "perfkit stalls \(URL(fileURLWithPath: source).lastPathComponent): \(count)",
+            comment,
             "wall = samples × the stall's sample interval, estimated from its record",
         ]
         return profile
@@ -65,7 +64,7 @@ enum StallsPprof {
     /// half the threshold, so the rest of the duration over the samples (the whole duration if
     /// that leaves nothing). Samples skipped for the sampling budget lengthen the estimate, which
     /// is what a sample then stands for.
-    static func sampleInterval(of record: StallRecord) -> Double {
+    public static func sampleInterval(of record: StallRecord) -> Double {
         let taken = max(1, record.threads?.map(\.sampleCount).max() ?? record.sampleCount)
         if let sampled = record.sampledNanoseconds, sampled > 0, taken > 1 {
             return sampled / Double(taken - 1)
@@ -77,7 +76,7 @@ enum StallsPprof {
     /// `stall_id`, `watchdog`, `class`, and `thread`: the stalled thread's id, or every pool
     /// thread's for a pool starvation (its call tree merges their samples, so each sample is
     /// labelled with them all). No `thread` when the record has none (a starved queue: id 0).
-    static func labels(of stall: NumberedStall) -> [PprofProfile.Label] {
+    static func labels(of stall: (number: Int, record: StallRecord)) -> [PprofProfile.Label] {
         var labels: [PprofProfile.Label] = [
             .init(key: "stall_id", value: .number(Int64(stall.number), unit: nil)),
             .init(key: "watchdog", value: .string(stall.record.watchdog)),

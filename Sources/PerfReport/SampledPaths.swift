@@ -1,18 +1,16 @@
-import PerfReport
-
 /// A frame as a profile viewer shows it: the function's name and, when known, where it is.
 /// Two frames with the same name and place are the same frame in a profile.
-struct ProfileFrame: Hashable {
-    var name: String
-    var file: String?
-    var line: Int?
+public struct ProfileFrame: Hashable, Sendable {
+    public var name: String
+    public var file: String?
+    public var line: Int?
     /// The recorded frame itself (module, address, build ID), kept only for a format that places
     /// frames at addresses (pprof's locations): then the same function at two addresses, or in
     /// two modules, is two frames.
-    var origin: StackFrame?
+    public var origin: StackFrame?
 
     /// Named as Probe merged it in the call tree (`StackFrame.functionName`).
-    init(_ frame: StackFrame, keepingOrigin: Bool = false) {
+    public init(_ frame: StackFrame, keepingOrigin: Bool = false) {
         name = frame.functionName
         file = frame.file
         line = frame.line
@@ -20,7 +18,7 @@ struct ProfileFrame: Hashable {
     }
 
     /// A frame that is not a function: a label (`[stall 3 …]`) or a stand-in (`[no frames]`).
-    init(label: String) {
+    public init(label: String) {
         name = label
     }
 }
@@ -30,27 +28,27 @@ struct ProfileFrame: Hashable {
 /// This is the form flame-graph tools read: the folded format's lines, speedscope's samples.
 /// Paths hold indices into `frames`, so that a frame's name is stored, hashed and printed once
 /// however many of the (hundreds of) paths pass through it.
-struct SampledPaths {
+public struct SampledPaths {
     /// Every frame of the paths, once.
-    private(set) var frames: [ProfileFrame] = []
+    public private(set) var frames: [ProfileFrame] = []
     /// Indices into `frames`, root first.
-    private(set) var paths: [[Int]] = []
+    public private(set) var paths: [[Int]] = []
     /// Samples per path, at the same index; every weight is at least 1.
-    private(set) var weights: [Int] = []
+    public private(set) var weights: [Int] = []
     private var frameIndices: [ProfileFrame: Int] = [:]
     private var pathIndices: [[Int]: Int] = [:]
     /// Frames keep their recorded origin (see `ProfileFrame.origin`).
     private let keepsOrigins: Bool
 
-    var total: Int { weights.reduce(0, +) }
+    public var total: Int { weights.reduce(0, +) }
 
-    init(keepingOrigins: Bool = false) {
+    public init(keepingOrigins: Bool = false) {
         keepsOrigins = keepingOrigins
     }
 
     /// Adds a call tree's paths, each led by `prefix`. Paths already present (from another tree)
     /// gain weight; new ones are appended in the tree's order, heaviest child first.
-    mutating func add(_ tree: CallTreeNode, under prefix: [ProfileFrame] = []) {
+    public mutating func add(_ tree: CallTreeNode, under prefix: [ProfileFrame] = []) {
         var path: [Int] = []
         for frame in prefix { path.append(index(of: frame)) }
         visit(tree, path: &path, prefixLength: prefix.count)
