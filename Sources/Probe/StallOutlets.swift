@@ -101,17 +101,7 @@ final class StallOutlets: Sendable {
         let temporary = "\(directory)/.\(name).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
-        let problem = data.withUnsafeBytes { raw -> String? in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { return String(cString: strerror(errno)) }
-                if n == 0 { return "the write made no progress" }
-                offset += n
-            }
-            return nil
-        }
+        let problem = Self.writeAll(data, to: fd)
         close(fd)
         if let problem {
             unlink(temporary)
@@ -187,7 +177,13 @@ final class StallOutlets: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }
-        return data.withUnsafeBytes { raw -> String? in
+        return Self.writeAll(data, to: fd)
+    }
+
+    /// Writes all of `data` to `fd` (a short write goes on where it stopped). Returns why it
+    /// failed, or nil.
+    private static func writeAll(_ data: Data, to fd: Int32) -> String? {
+        data.withUnsafeBytes { raw -> String? in
             var offset = 0
             while offset < raw.count {
                 let n = write(fd, raw.baseAddress! + offset, raw.count - offset)

@@ -21,9 +21,18 @@ import Testing
 
     @discardableResult
     func perfkit(_ arguments: [String], interruptAfter seconds: Double? = nil) throws -> Outcome {
+        try run(Self.executable, arguments, interruptAfter: seconds)
+    }
+
+    /// Runs `executable` to its end (SIGINT after `seconds`, if given): its status and output.
+    func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+        interruptAfter seconds: Double? = nil
+    ) throws -> Outcome {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

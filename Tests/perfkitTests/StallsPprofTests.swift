@@ -98,9 +98,6 @@ extension CommandLineTests {
         let go = try #require(Self.goExecutable, Self.goMissing)
         let home = directory.appendingPathComponent("go-home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = go
-        process.arguments = ["tool", "pprof"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
         environment["GOCACHE"] = home.appendingPathComponent("cache").path
@@ -108,18 +105,7 @@ extension CommandLineTests {
         environment["GOTOOLCHAIN"] = "local"
         environment["GOFLAGS"] = "-mod=mod"
         environment["PPROF_TMPDIR"] = home.path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try run(go, ["tool", "pprof"] + arguments, environment: environment)
     }
 
     /// `-top`'s row of the function whose name contains `name`: its flat and cum values.
