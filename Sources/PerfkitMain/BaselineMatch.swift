@@ -1,3 +1,4 @@
+import Harness
 import PerfReport
 
 /// Refuses a baseline that shares no benchmark with what it is compared with. Such a baseline is
@@ -9,4 +10,16 @@ func requireSharedBenchmarks(baseline: Report, path: String, ids: Set<String>) t
     throw PerfkitError(
         "\(path): shares no benchmark with this run (\(baseline.benchmarks.count) others, e.g. "
             + "\(baseline.benchmarks.first?.id ?? "none")): a baseline of another package or suite?")
+}
+
+/// Refuses to compare times taken under different conditions (``TimingConditions``): under
+/// valgrind and natively, in different build configurations, on different processors. Such a
+/// comparison measures the conditions, not the code — a native run against a baseline timed under
+/// callgrind read "improved" on every benchmark and passed. Exact counts still compare.
+func requireComparableTimes(baseline: TimingConditions, path: String, current: TimingConditions) throws {
+    let reasons = baseline.differences(from: current)
+    guard !reasons.isEmpty else { return }
+    throw PerfkitError(
+        "\(path): cannot compare wall time: \(reasons.joined(separator: "; ")); gate on exact counts instead "
+            + "(run --baseline \(path) --instructions --allocations --gate-metric instructions,allocations)")
 }

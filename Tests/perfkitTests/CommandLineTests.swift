@@ -63,7 +63,21 @@ import Testing
     }
 
     /// A report with one benchmark whose samples are `values` ns/op.
-    func writeReport(_ values: [Double], id: String = "S/g/c", to url: URL) throws {
+    /// This machine and the tests' debug build, as a run's report records them: a baseline made
+    /// with it compares with a run of the tests' `perfkit` (times taken elsewhere do not).
+    static var thisMachine: Environment {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        return Environment(
+            host: "h", os: "o", kernel: "k", cpuModel: model, coreCount: ProcessInfo.processInfo.activeProcessorCount,
+            memoryBytes: nil, swiftVersion: "6.3", buildConfiguration: "debug", gitCommit: nil, loadAverage: [],
+            cpuGovernor: nil)
+    }
+
+    func writeReport(_ values: [Double], id: String = "S/g/c", environment: Environment? = nil, to url: URL) throws {
         let samples = values.map { Sample(iterations: 1000, wallNanoseconds: $0 * 1000) }
         let stats = Statistics(
             count: values.count, min: values.min()!, max: values.max()!,
@@ -75,9 +89,11 @@ import Testing
         let parts = id.split(separator: "/").map(String.init)
         let report = Report(
             createdAt: Date(),
-            environment: Environment(
-                host: "h", os: "o", kernel: "k", cpuModel: "c", coreCount: 2, memoryBytes: nil, swiftVersion: "6.3",
-                buildConfiguration: "release", gitCommit: nil, loadAverage: [], cpuGovernor: nil),
+            environment: environment
+                ?? Environment(
+                    host: "h", os: "o", kernel: "k", cpuModel: "c", coreCount: 2, memoryBytes: nil,
+                    swiftVersion: "6.3", buildConfiguration: "release", gitCommit: nil, loadAverage: [],
+                    cpuGovernor: nil),
             settings: RunSettings(
                 filter: nil, quick: false, samples: values.count, timeBudgetSeconds: 1, warmupSeconds: 0.1,
                 minSampleNanoseconds: 1e6, allocations: false, instructions: false),
@@ -235,7 +251,8 @@ import Testing
         // A baseline that claims the benchmark once took a hundredth of a nanosecond: the real run
         // is certainly far slower.
         let baseline = directory.appendingPathComponent("baseline.json")
-        try writeReport(noisy(around: 0.01), id: "Harness/baseline/identity", to: baseline)
+        try writeReport(
+            noisy(around: 0.01), id: "Harness/baseline/identity", environment: Self.thisMachine, to: baseline)
         let outcome = try perfkit([
             "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/identity", "--baseline",
             baseline.path, "--output", directory.path,

@@ -10,6 +10,9 @@ struct CompareCommand: ParsableCommand {
         discussion: """
             A benchmark regressed when the Mann-Whitney U test finds the difference significant (after \
             Holm correction across all benchmarks) and the median moved beyond the threshold. \
+            Times taken under different conditions (one under valgrind, a debug against a release \
+            build, another processor) are not compared: compare exact counts with `run --baseline … \
+            --gate-metric instructions,allocations` instead. \
             Exit codes: 0 no regression, 2 regression, 1 usage or input error.
             """
     )
@@ -36,6 +39,8 @@ struct CompareCommand: ParsableCommand {
         let baseline = try loadReport(base)
         let current = try loadReport(new)
         try requireSharedBenchmarks(baseline: baseline, path: base, ids: Set(current.benchmarks.map(\.id)))
+        try requireComparableTimes(
+            baseline: TimingConditions(of: baseline), path: base, current: TimingConditions(of: current))
         let comparison = options.comparator.compare(baseline: baseline, current: current)
         let summary: String
         switch format {

@@ -59,6 +59,10 @@ struct MergeCommand: ParsableCommand {
         }
 
         let baselineReport = try gate.loadBaseline(sharedWith: Set(merged.benchmarks.map(\.id)))
+        if let baselineReport, let path = gate.baseline, try gate.metrics() == nil {
+            try requireComparableTimes(
+                baseline: TimingConditions(of: baselineReport), path: path, current: TimingConditions(of: merged))
+        }
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: merged.createdAt)
         if let baselineReport {
             merged.comparison = try gate.compare(

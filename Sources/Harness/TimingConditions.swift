@@ -1,0 +1,60 @@
+import Foundation
+import PerfReport
+
+/// How a report's times were taken: natively or under valgrind, in which build configuration, on
+/// which processor. Times taken under different conditions do not compare: a report timed under
+/// callgrind runs 30–100× slower than a native one, so a native run gated on wall time against
+/// it came out "improved −97…−99%" on every benchmark and passed — a gate that could not fail.
+/// Exact counts (instructions, allocations) do not depend on any of these.
+public struct TimingConditions: Equatable, Sendable {
+    /// True when the run's benchmarks executed under valgrind (`--instructions` on a machine
+    /// without hardware counters re-executes the whole run under callgrind).
+    public var underValgrind: Bool
+    /// "release" or "debug".
+    public var buildConfiguration: String
+    public var cpuModel: String
+    public var coreCount: Int
+
+    public init(underValgrind: Bool, buildConfiguration: String, cpuModel: String, coreCount: Int) {
+        self.underValgrind = underValgrind
+        self.buildConfiguration = buildConfiguration
+        self.cpuModel = cpuModel
+        self.coreCount = coreCount
+    }
+
+    /// A run about to start here: known before anything is measured, so a comparison that cannot
+    /// be made is refused at once.
+    public static func here(buildConfiguration: String, underValgrind: Bool) -> TimingConditions {
+        TimingConditions(
+            underValgrind: underValgrind, buildConfiguration: buildConfiguration,
+            cpuModel: EnvironmentCapture.cpuModel(), coreCount: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    public init(of report: Report) {
+        underValgrind = report.benchmarks.contains { $0.instructionsSource == CallgrindInstructionCounter.source }
+        buildConfiguration = report.environment.buildConfiguration
+        cpuModel = report.environment.cpuModel
+        coreCount = report.environment.coreCount
+    }
+
+    /// Why times taken under `self` (the baseline's) and `current` do not compare, one phrase
+    /// per difference; empty when they do.
+    public func differences(from current: TimingConditions) -> [String] {
+        var reasons: [String] = []
+        if underValgrind != current.underValgrind {
+            reasons.append(
+                "the baseline's times were taken \(underValgrind ? "under valgrind (callgrind)" : "natively"), "
+                    + "this run's \(current.underValgrind ? "under valgrind (callgrind)" : "natively")")
+        }
+        if buildConfiguration != current.buildConfiguration {
+            reasons.append(
+                "the baseline is a \(buildConfiguration) build, this run a \(current.buildConfiguration) one")
+        }
+        if cpuModel != current.cpuModel || coreCount != current.coreCount {
+            reasons.append(
+                "the baseline ran on \(cpuModel) with \(coreCount) cores, this run on \(current.cpuModel) with \(current.coreCount)"
+            )
+        }
+        return reasons
+    }
+}
