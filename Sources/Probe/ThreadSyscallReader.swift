@@ -49,6 +49,14 @@ final class ThreadSyscallReader {
         return true
     }
 
-    /// x86_64 numbers of epoll_wait, epoll_pwait and epoll_pwait2.
-    static let epollWaits: Set<Int> = [232, 281, 441]
+    /// The numbers of epoll_wait, epoll_pwait and epoll_pwait2 (arm64 has no epoll_wait). On
+    /// another architecture none is known: an idle loop is then pinged like a busy one (correct,
+    /// only costlier at rest).
+    #if arch(x86_64)
+        static let epollWaits: Set<Int> = [232, 281, 441]
+    #elseif arch(arm64)
+        static let epollWaits: Set<Int> = [22, 441]
+    #else
+        static let epollWaits: Set<Int> = []
+    #endif
 }
