@@ -86,8 +86,9 @@ final class StallOutlets: Sendable {
 
     private let profilesWritten = Atomic<Int>(0)
 
-    /// The record's pprof profile as `stall-<watchdog>-<start>-<pid>-<n>.pb`, written to a hidden
-    /// temporary name and renamed into place. Returns why it failed, or nil.
+    /// The record's pprof profile as `stall-<watchdog>-<start>-<pid>-<n>.pb`, written atomically
+    /// (`AtomicFile`: a hidden temporary file, flushed, renamed into place). Returns why it
+    /// failed, or nil.
     private func writeProfile(of record: StallRecord, in directory: String) -> String? {
         guard record.callTree != nil else { return nil }  // no sample answered: nothing to profile
         let profile = StallProfile.profile(
@@ -98,19 +99,12 @@ final class StallOutlets: Sendable {
         let data = profile.encoded()
         let number = profilesWritten.add(1, ordering: .relaxed).newValue
         let name = "stall-\(Self.fileSafe(configuration.name))-\(Self.fileStamp(record.start))-\(getpid())-\(number).pb"
-        let temporary = "\(directory)/.\(name).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        let problem = Self.writeAll(data, to: fd)
-        close(fd)
-        if let problem {
-            unlink(temporary)
-            return problem
-        }
-        guard rename(temporary, "\(directory)/\(name)") == 0 else {
-            let problem = String(cString: strerror(errno))
-            unlink(temporary)
-            return problem
+        do {
+            try AtomicFile.write(data, to: URL(fileURLWithPath: "\(directory)/\(name)"))
+        } catch let error as AtomicFile.WriteError {
+            return error.problem
+        } catch {
+            return "\(error)"
         }
         return nil
     }
