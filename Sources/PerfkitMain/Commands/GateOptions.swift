@@ -27,12 +27,17 @@ struct GateOptions: ParsableArguments {
         }
     }
 
-    /// The baseline report, if one was given; an error when it cannot be read or shares no
-    /// benchmark with `ids` (another package's baseline), before anything is measured or written.
-    func loadBaseline(sharedWith ids: Set<String>) throws -> Report? {
+    /// The baseline report, if one was given; an error when it cannot be read, shares no
+    /// benchmark with `ids` (another package's baseline), or — gated on wall time — had its times
+    /// taken under other conditions than `timing`'s (``TimingConditions``), before anything is
+    /// measured or written.
+    func loadBaseline(sharedWith ids: Set<String>, timing: TimingConditions) throws -> Report? {
         guard let baseline else { return nil }
         let report = try loadReport(baseline)
         try requireSharedBenchmarks(baseline: report, path: baseline, ids: ids)
+        if try metrics() == nil {
+            try requireComparableTimes(baseline: TimingConditions(of: report), path: baseline, current: timing)
+        }
         return report
     }
 

@@ -58,11 +58,8 @@ struct MergeCommand: ParsableCommand {
             return
         }
 
-        let baselineReport = try gate.loadBaseline(sharedWith: Set(merged.benchmarks.map(\.id)))
-        if let baselineReport, let path = gate.baseline, try gate.metrics() == nil {
-            try requireComparableTimes(
-                baseline: TimingConditions(of: baselineReport), path: path, current: TimingConditions(of: merged))
-        }
+        let baselineReport = try gate.loadBaseline(
+            sharedWith: Set(merged.benchmarks.map(\.id)), timing: TimingConditions(of: merged))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: merged.createdAt)
         if let baselineReport {
             merged.comparison = try gate.compare(

@@ -98,12 +98,8 @@ struct RunCommand: ParsableCommand {
         let ids = selection.benchmarks.flatMap { benchmark in
             selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
         }
-        let baselineReport = try gate.loadBaseline(sharedWith: Set(ids))
-        if let baselineReport, let path = gate.baseline, try gate.metrics() == nil {
-            try requireComparableTimes(
-                baseline: TimingConditions(of: baselineReport), path: path,
-                current: .here(buildConfiguration: buildConfiguration, underValgrind: instructions))
-        }
+        let baselineReport = try gate.loadBaseline(
+            sharedWith: Set(ids), timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
 
         let profile = quick ? "quick" : thorough ? "thorough" : "default"
