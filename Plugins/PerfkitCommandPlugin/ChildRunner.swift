@@ -53,13 +53,17 @@ struct ChildRunner {
         let summary = path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
         var texts: [String] = []
         var regressed = false
+        var inconclusive = false
         for (index, executable) in try matching(arguments).enumerated() {
             let part = work.appendingPathComponent("ci-summary-\(index).md")
             let status = try launch(
                 executable, ["ci"] + rest + ["--product", executable.lastPathComponent, "--summary", part.path])
             if interruption.isSet { exit(130) }
-            guard status == 0 || status == 2 else { throw ChildFailure(executable: executable, status: status) }
+            guard status == 0 || status == 2 || status == 3 else {
+                throw ChildFailure(executable: executable, status: status)
+            }
             regressed = regressed || status == 2
+            inconclusive = inconclusive || status == 3
             texts.append((try? String(contentsOf: part, encoding: .utf8)) ?? "")
         }
         try FileManager.default.createDirectory(
@@ -68,6 +72,7 @@ struct ChildRunner {
         try Data(texts.joined(separator: "\n").utf8).write(to: summary, options: .atomic)
         print("summary: \(summary.path)")
         if regressed { exit(2) }
+        if inconclusive { exit(3) }
     }
 
     /// `list`: every executable's benchmarks (that the filter selects).
@@ -90,12 +95,13 @@ struct ChildRunner {
         return selecting
     }
 
-    /// Runs `executable arguments`; exit 2 (a regression) ends the plugin with 2, any other
-    /// failure with an error naming the executable.
+    /// Runs `executable arguments`; exit 2 (a regression) or 3 (inconclusive: the machine was
+    /// busy) ends the plugin with the same status, any other failure with an error naming the
+    /// executable.
     func check(_ executable: URL, _ arguments: [String], quiet: Bool = false) throws {
         let status = try launch(executable, arguments, quiet: quiet)
         if interruption.isSet { exit(130) }
-        if status == 2 { exit(2) }
+        if status == 2 || status == 3 { exit(status) }
         guard status == 0 else { throw ChildFailure(executable: executable, status: status) }
     }
 

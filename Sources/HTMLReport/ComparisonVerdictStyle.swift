@@ -13,10 +13,11 @@ struct ComparisonVerdictStyle: Sendable, Equatable {
         switch verdict {
         case .regressed: (words, symbol, cssClass, rank) = ("regressed", "▲", "v-regressed", 0)
         case .improved: (words, symbol, cssClass, rank) = ("improved", "▼", "v-improved", 1)
-        case .removed: (words, symbol, cssClass, rank) = ("removed", "−", "v-other", 2)
-        case .added: (words, symbol, cssClass, rank) = ("added", "+", "v-other", 3)
-        case .withinNoise: (words, symbol, cssClass, rank) = ("within noise", "≈", "v-same", 4)
-        case .noChange: (words, symbol, cssClass, rank) = ("no change", "=", "v-same", 5)
+        case .inconclusive: (words, symbol, cssClass, rank) = ("inconclusive (machine busy)", "?", "v-other", 2)
+        case .removed: (words, symbol, cssClass, rank) = ("removed", "−", "v-other", 3)
+        case .added: (words, symbol, cssClass, rank) = ("added", "+", "v-other", 4)
+        case .withinNoise: (words, symbol, cssClass, rank) = ("within noise", "≈", "v-same", 5)
+        case .noChange: (words, symbol, cssClass, rank) = ("no change", "=", "v-same", 6)
         }
     }
 

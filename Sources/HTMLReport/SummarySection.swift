@@ -40,10 +40,15 @@ struct SummarySection {
         let unchanged = comparison.count(.noChange) + comparison.count(.withinNoise)
         let added = comparison.count(.added)
         let removed = comparison.count(.removed)
+        let inconclusive = comparison.count(.inconclusive)
         out += "<div class=\"verdict-summary\">"
         out += "<span class=\"count v-regressed\" id=\"count-regressed\"><b>\(regressed)</b>▲ regressed</span>"
         out += "<span class=\"count v-improved\" id=\"count-improved\"><b>\(improved)</b>▼ improved</span>"
         out += "<span class=\"count v-same\" id=\"count-unchanged\"><b>\(unchanged)</b>= unchanged</span>"
+        if inconclusive > 0 {
+            out += "<span class=\"count v-other\" id=\"count-inconclusive\"><b>\(inconclusive)</b>? inconclusive "
+            out += "(machine busy)</span>"
+        }
         if added + removed > 0 {
             out += "<span class=\"count v-other\"><b>\(added)</b>added</span>"
             out += "<span class=\"count v-other\"><b>\(removed)</b>removed</span>"
@@ -59,7 +64,10 @@ struct SummarySection {
         let ordered = ComparisonSection.ordered(comparison.entries)
         let changes = ordered.filter { $0.verdict == .regressed || $0.verdict == .improved }
         if changes.isEmpty {
-            out += "<p>No benchmark changed beyond its threshold.</p>"
+            out +=
+                inconclusive > 0
+                ? "<p>No benchmark changed beyond its threshold; \(inconclusive) could not be judged (machine busy).</p>"
+                : "<p>No benchmark changed beyond its threshold.</p>"
         } else {
             out += "<ol class=\"changes\" id=\"changes\">"
             for entry in changes.prefix(50) {

@@ -102,7 +102,10 @@ public struct Comparator: Sendable {
         metric: Metric = .wallTime
     ) -> ComparisonEntry {
         let threshold = thresholdPercent ?? self.thresholdPercent
-        switch measure(id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, note: nil) {
+        switch measure(
+            id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, note: nil,
+            processes: nil, busy: nil)
+        {
         case .decided(let entry):
             return entry
         case .tested(let change):
@@ -147,6 +150,12 @@ public struct Comparator: Sendable {
         var pValue: Double
         /// Said before the numbers, e.g. why a different metric was used.
         var note: String?
+        /// How many processes each side's level came from, when the ratio, its interval and the
+        /// p-value compare per-process medians (``ProcessLevelComparison``) rather than samples.
+        var processes: (baseline: Int, current: Int)? = nil
+        /// Set when one side waited for a CPU and CPU time was compared instead of wall time: a
+        /// verdict short of regressed or improved is then inconclusive.
+        var busy: MachineContention? = nil
     }
 
     func outcome(id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric) -> Outcome {
@@ -156,16 +165,56 @@ public struct Comparator: Sendable {
                 return .decided(exactEntry(id: id, metric: metric, baseline: old, current: new, threshold: threshold))
             }
         } else if let old = Self.sampledValues(baseline, metric), let new = Self.sampledValues(current, metric) {
-            return measure(id: id, baseline: old, current: new, metric: metric, threshold: threshold, note: nil)
+            let processes = Self.processes(baseline, current)
+            let wall = measure(
+                id: id, baseline: old, current: new, metric: metric, threshold: threshold, note: nil,
+                processes: processes, busy: nil)
+            if metric == .wallTime, let busy = MachineContention(baseline: baseline, current: current),
+                busy.couldExplain(
+                    baselineWallMedian: SampleStatistics.median(old), currentWallMedian: SampleStatistics.median(new)),
+                !(busy.currentWasBusier && Self.staysInside(wall, threshold: threshold)),
+                let oldCPU = Self.sampledValues(baseline, .cpuTime), let newCPU = Self.sampledValues(current, .cpuTime)
+            {
+                // Waiting for a CPU shows in wall time only: judge on the time spent computing. (A
+                // busy run whose wall time stayed inside the threshold anyway passed on wall time.)
+                return measure(
+                    id: id, baseline: oldCPU, current: newCPU, metric: .cpuTime, threshold: threshold,
+                    note: "the machine was busy (\(busy.evidence)), so CPU time was compared: ",
+                    processes: processes, busy: busy)
+            }
+            return wall
         }
         let note = "\(Self.noun(metric)) not measured on both sides, so wall time was compared: "
         return measure(
             id: id, baseline: baseline.wallNanosecondsPerOperation, current: current.wallNanosecondsPerOperation,
-            metric: .wallTime, threshold: threshold, note: metric == .wallTime ? nil : note)
+            metric: .wallTime, threshold: threshold, note: metric == .wallTime ? nil : note,
+            processes: Self.processes(baseline, current), busy: nil)
+    }
+
+    /// Whether a measured change's ratio interval lies inside ±`threshold`%: waiting for a CPU only
+    /// adds wall time, so a busy side that stayed inside it computed no slower either.
+    static func staysInside(_ outcome: Outcome, threshold: Double) -> Bool {
+        guard case .tested(let change) = outcome, let interval = change.ratioInterval else { return false }
+        let limit = 1 + threshold / 100
+        return interval.upper < limit && interval.lower > 1 / limit
+    }
+
+    /// Each side's sample processes, when either side was measured in several processes.
+    static func processes(_ baseline: BenchmarkResult, _ current: BenchmarkResult) -> ProcessTags? {
+        let tags = ProcessTags(
+            baseline: ProcessLevels.processes(of: baseline), current: ProcessLevels.processes(of: current))
+        return tags.baseline == nil && tags.current == nil ? nil : tags
+    }
+
+    /// The process of each sample of each side; nil for a side measured in one process.
+    struct ProcessTags {
+        var baseline: [Int]?
+        var current: [Int]?
     }
 
     func measure(
-        id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double, note: String?
+        id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double, note: String?,
+        processes: ProcessTags?, busy: MachineContention?
     ) -> Outcome {
         guard !baseline.isEmpty, !current.isEmpty else {
             let side = baseline.isEmpty ? "the baseline" : "the current run"
@@ -195,6 +244,34 @@ public struct Comparator: Sendable {
                         + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"
                 ))
         }
+        if let processes {
+            guard
+                let levels = ProcessLevelComparison(
+                    baseline: processes.baseline.map { ProcessLevels.medians(baseline, processes: $0) }
+                        ?? [baselineMedian],
+                    current: processes.current.map { ProcessLevels.medians(current, processes: $0) } ?? [currentMedian],
+                    confidenceLevel: confidenceLevel)
+            else {
+                // Measured in processes, whose spread is what a verdict needs, but it cannot be told
+                // (a median not above zero, or processes too few and all alike): no verdict, rather
+                // than the sample-level test that per-process levels fool.
+                return .decided(
+                    ComparisonEntry(
+                        id: id, metric: metric, baselineMedian: baselineMedian, currentMedian: currentMedian,
+                        ratio: baselineMedian > 0 ? currentMedian / baselineMedian : nil,
+                        ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil, thresholdPercent: threshold,
+                        verdict: busy == nil ? .withinNoise : .inconclusive,
+                        explanation: (note ?? "")
+                            + "measured in several processes, but how far apart separate processes lie cannot be "
+                            + "estimated from these, so a change cannot be ruled out"))
+            }
+            return .tested(
+                SampledChange(
+                    id: id, metric: metric, thresholdPercent: threshold, baselineMedian: levels.baselineLevel,
+                    currentMedian: levels.currentLevel, ratio: levels.ratio, ratioInterval: levels.ratioInterval,
+                    pValue: levels.pValue, note: note,
+                    processes: (levels.baselineProcesses, levels.currentProcesses), busy: busy))
+        }
         let test = MannWhitneyU.test(baseline, current)
         var ratio: Double?
         var interval: ConfidenceInterval?
@@ -205,7 +282,8 @@ public struct Comparator: Sendable {
         return .tested(
             SampledChange(
                 id: id, metric: metric, thresholdPercent: threshold, baselineMedian: baselineMedian,
-                currentMedian: currentMedian, ratio: ratio, ratioInterval: interval, pValue: test.pValue, note: note))
+                currentMedian: currentMedian, ratio: ratio, ratioInterval: interval, pValue: test.pValue, note: note,
+                busy: busy))
     }
 
     /// Percentile bootstrap interval of current median / baseline median, resampling each side
@@ -243,12 +321,13 @@ public struct Comparator: Sendable {
             : Self.format(p: adjustedPValue)
         let thresholdText = Self.format(percent: threshold)
 
-        let verdict: ComparisonEntry.Verdict
+        var verdict: ComparisonEntry.Verdict
         var sentence = change.note ?? ""
         if let ratio = change.ratio, let interval = change.ratioInterval {
+            let between = change.processes.map { " between processes (\($0.baseline) vs \($0.current))" } ?? ""
             sentence +=
                 "\(Self.describe(ratio: ratio, metric: change.metric)) (ratio \(Self.format(ratio: ratio)), "
-                + "CI \(Self.format(ratio: interval.lower))…\(Self.format(ratio: interval.upper))), \(pText): "
+                + "CI\(between) \(Self.format(ratio: interval.lower))…\(Self.format(ratio: interval.upper))), \(pText): "
             // The rank test alone can be fooled by a shift of the tail (a neighbour's memory traffic
             // in some samples); a verdict also needs the ratio's interval to exclude "no change".
             if significant && ratio >= slowerLimit && interval.lower > 1 {
@@ -278,6 +357,12 @@ public struct Comparator: Sendable {
             sentence +=
                 "baseline median is \(Self.format(value: change.baselineMedian)) \(Self.unit(change.metric)), "
                 + "too small to measure, so the ratio is undefined and a change cannot be ruled out (\(pText))"
+        }
+        if change.busy != nil, verdict != .regressed, verdict != .improved {
+            // CPU time did not decide it, and wall time holds the neighbours' share: no verdict
+            // either way, rather than "no change" for a slowdown hidden under the noise.
+            verdict = .inconclusive
+            sentence += "; inconclusive: the machine was busy, measure again when it is quieter"
         }
         return ComparisonEntry(
             id: change.id, metric: change.metric, baselineMedian: change.baselineMedian,

@@ -31,6 +31,8 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     public var claim: Claim?
     /// How the measured call was compiled in the measured binary (dispatch benchmarks).
     public var compiledForm: CompiledForm?
+    /// The medians of each process, when the benchmark was measured in several (`run --processes N`).
+    public var processSpread: ProcessSpread? = nil
 
     public init(
         id: String, suite: String, group: String, name: String, parameter: Int? = nil,
@@ -80,11 +82,16 @@ public struct Sample: Codable, Sendable, Equatable {
     /// The round of the run (0-based) whose visit took this sample. Two benchmarks sampled once in
     /// the same round were measured side by side, so their samples can be compared in pairs.
     public var round: Int?
+    /// The process (0-based) that took this sample, when the run measured in several
+    /// (`run --processes N`): samples of one process share its hash seed, memory layout and the
+    /// machine's state of that moment, so they vary less among themselves than between processes.
+    public var process: Int?
 
     public init(
         iterations: Int, wallNanoseconds: Double, cpuNanoseconds: Double? = nil,
         voluntaryContextSwitches: Int? = nil, involuntaryContextSwitches: Int? = nil, allocations: Int? = nil,
-        allocatedBytes: Int? = nil, instructions: Double? = nil, cycles: Double? = nil, round: Int? = nil
+        allocatedBytes: Int? = nil, instructions: Double? = nil, cycles: Double? = nil, round: Int? = nil,
+        process: Int? = nil
     ) {
         self.iterations = iterations
         self.wallNanoseconds = wallNanoseconds
@@ -96,6 +103,7 @@ public struct Sample: Codable, Sendable, Equatable {
         self.instructions = instructions
         self.cycles = cycles
         self.round = round
+        self.process = process
     }
 
     public var wallNanosecondsPerOperation: Double { wallNanoseconds / Double(max(iterations, 1)) }

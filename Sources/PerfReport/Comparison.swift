@@ -28,6 +28,8 @@ public struct Comparison: Codable, Sendable, Equatable {
 
     public func count(_ verdict: ComparisonEntry.Verdict) -> Int { entries.filter { $0.verdict == verdict }.count }
     public var hasRegression: Bool { entries.contains { $0.verdict == .regressed } }
+    /// No regression, but at least one benchmark could not be judged (``ComparisonEntry/Verdict/inconclusive``).
+    public var isInconclusive: Bool { !hasRegression && entries.contains { $0.verdict == .inconclusive } }
 }
 
 public struct ComparisonEntry: Codable, Sendable, Equatable {
@@ -37,6 +39,9 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
         case withinNoise = "within-noise"
         /// Present on only one side.
         case added, removed
+        /// The time difference cannot be judged: the machine was busy on one side (waiting for a
+        /// CPU), and the time that does not count waiting did not decide it. Worth measuring again.
+        case inconclusive
     }
     public var id: String
     /// The metric the verdict is based on.

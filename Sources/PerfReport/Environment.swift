@@ -51,6 +51,8 @@ public struct RunSettings: Codable, Sendable, Equatable {
     /// How the run spent its samples: "quick", "default" (each benchmark stops once its answer is
     /// clear) or "thorough" (every benchmark takes all its samples). Nil in older reports.
     public var profile: String?
+    /// How many processes the benchmarks were measured in (`run --processes N`); nil for one.
+    public var processes: Int? = nil
 
     public init(
         filter: String?, quick: Bool, samples: Int, timeBudgetSeconds: Double, warmupSeconds: Double,
@@ -70,7 +72,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case filter, quick, samples, timeBudgetSeconds, warmupSeconds, minSampleNanoseconds, allocations,
-            instructions, rounds, profile
+            instructions, rounds, profile, processes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -85,6 +87,7 @@ public struct RunSettings: Codable, Sendable, Equatable {
         instructions = try container.decode(Bool.self, forKey: .instructions)
         rounds = try container.decodeIfPresent(Int.self, forKey: .rounds) ?? 1
         profile = try container.decodeIfPresent(String.self, forKey: .profile)
+        processes = try container.decodeIfPresent(Int.self, forKey: .processes)
     }
 }
 

@@ -15,5 +15,6 @@ extension Warning {
         "time-budget-limited-samples": "fewer samples than asked (time budget)",
         "slower-than-memset-ceiling": "slower than 1.25× memset of the output",
         "ceiling-not-measured": "memory ceiling not measured in the same run",
+        "process-spread-above-threshold": "medians differ between processes by more than the threshold",
     ]
 }

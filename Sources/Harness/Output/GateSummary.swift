@@ -17,6 +17,11 @@ public enum GateSummary {
                 text += "- `\(MarkdownSummary.escape(id))`: \(MarkdownSummary.formatNumber(threshold))%\n"
             }
         }
+        let inconclusive = comparison.entries.filter { $0.verdict == .inconclusive }
+        if !inconclusive.isEmpty {
+            text += "\nInconclusive (machine busy) — measure again; exit 3 when nothing regressed:\n"
+            for entry in inconclusive { text += "- `\(MarkdownSummary.escape(entry.id))`: \(entry.explanation)\n" }
+        }
         let skipped = comparison.skipped ?? []
         if !skipped.isEmpty {
             text += "\nNot gated (\(skipped.count)):\n"

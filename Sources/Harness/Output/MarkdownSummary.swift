@@ -9,7 +9,9 @@ public enum MarkdownSummary {
         let unchanged = comparison.count(.noChange) + comparison.count(.withinNoise)
         let threshold = formatNumber(comparison.thresholdPercent)
         let alpha = formatNumber(comparison.alpha)
-        let counts = "**\(regressed) regressed**, \(improved) improved, \(unchanged) unchanged or within noise"
+        let inconclusive = comparison.count(.inconclusive)
+        var counts = "**\(regressed) regressed**, \(improved) improved, \(unchanged) unchanged or within noise"
+        if inconclusive > 0 { counts += ", **\(inconclusive) inconclusive (machine busy)**" }
         let basis = "(threshold \(threshold)%, α = \(alpha), \(comparison.multipleComparisonControl) correction)."
         var lines: [String] = ["### \(title)", "", counts + " " + basis, ""]
         lines.append("| Verdict | Benchmark | Metric | Baseline | Current | Change | 95% CI | p (adj.) |")
@@ -37,9 +39,10 @@ public enum MarkdownSummary {
             switch verdict {
             case .regressed: 0
             case .improved: 1
-            case .withinNoise: 2
-            case .added, .removed: 3
-            case .noChange: 4
+            case .inconclusive: 2
+            case .withinNoise: 3
+            case .added, .removed: 4
+            case .noChange: 5
             }
         }
         return entries.sorted { a, b in
@@ -55,6 +58,7 @@ public enum MarkdownSummary {
         case .improved: "🟢 improved"
         case .noChange: "no change"
         case .withinNoise: "within noise"
+        case .inconclusive: "🟡 inconclusive (machine busy)"
         case .added: "added"
         case .removed: "removed"
         }

@@ -14,7 +14,9 @@ struct CICommand: ParsableCommand {
             builds in alternating separate processes (A B, B A, …), merges each side's samples and \
             compares them (Mann-Whitney U, Holm correction, effect beyond the threshold). Benchmarks \
             whose verdict is "regressed" are measured again, interleaved, and a regression stands only \
-            if the re-run confirms it. Writes a markdown summary; exit 2 on a regression.
+            if the re-run confirms it. Writes a markdown summary; exit 2 on a regression, 3 when \
+            nothing regressed but a wall time (--metric wallTime) could not be judged because the \
+            machine was busy.
             """
     )
 
@@ -143,7 +145,7 @@ struct CICommand: ParsableCommand {
         let text = GateSummary.markdown(final, title: title, notes: notes)
         print(text, terminator: "")
         try writeOutputs(text: text, baseline: first.baseline, current: current)
-        if final.hasRegression { throw ExitCode(2) }
+        try GateOptions.exit(for: final)
     }
 
     private func writeOutputs(text: String, baseline: Report, current: Report) throws {

@@ -9,11 +9,16 @@ struct CompareCommand: ParsableCommand {
         abstract: "Compare two reports benchmark by benchmark.",
         discussion: """
             A benchmark regressed when the Mann-Whitney U test finds the difference significant (after \
-            Holm correction across all benchmarks) and the median moved beyond the threshold. \
+            Holm correction across all benchmarks) and the median moved beyond the threshold. A report \
+            measured in several processes (run --processes N) is compared by its processes' medians \
+            instead (a t-test on their logarithms), so a difference inside what separate processes show \
+            is not a regression. When one side waited for a CPU (busy machine), CPU time is compared, and what \
+            it does not decide is inconclusive. \
             Times taken under different conditions (one under valgrind, a debug against a release \
             build, another processor) are not compared: compare exact counts with `run --baseline … \
             --gate-metric instructions,allocations` instead. \
-            Exit codes: 0 no regression, 2 regression, 1 usage or input error.
+            Exit codes: 0 no regression, 2 regression, 3 no regression but a time \
+            not judged because one side's machine was busy, 1 usage or input error.
             """
     )
 
@@ -55,7 +60,7 @@ struct CompareCommand: ParsableCommand {
                 throw PerfkitError(error.description)
             }
         }
-        if comparison.hasRegression { throw ExitCode(2) }
+        try GateOptions.exit(for: comparison)
     }
 }
 
@@ -73,7 +78,8 @@ enum ComparisonText {
         let counts =
             "\(comparison.count(.regressed)) regressed, \(comparison.count(.improved)) improved, "
             + "\(comparison.count(.noChange)) no change, \(comparison.count(.withinNoise)) within noise"
-        lines.append(counts)
+        let inconclusive = comparison.count(.inconclusive)
+        lines.append(inconclusive > 0 ? counts + ", \(inconclusive) inconclusive (machine busy)" : counts)
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -6,7 +6,11 @@ import PerfReport
 /// The baseline `run` and `merge` compare with, and how they gate on it: by wall time (the default, for a baseline measured on this
 /// machine just now) or by machine-stable counts (for the committed `Reports/baseline.json`).
 struct GateOptions: ParsableArguments {
-    @Option(help: "Compare with this report and exit 2 on a regression.")
+    @Option(
+        help: """
+            Compare with this report: exit 2 on a regression, 3 when nothing regressed but a time could \
+            not be judged because the machine was busy (retry).
+            """)
     var baseline: String?
 
     @Option(
@@ -63,6 +67,14 @@ struct GateOptions: ParsableArguments {
             return BaselineGate.compare(baseline: baseline, current: current, metrics: metrics, comparator: comparator)
         }
         return comparator.compare(baseline: baseline, current: current)
+    }
+
+    /// Ends the command with the gate's exit status: 2 when a benchmark regressed, 3 when none did
+    /// but one could not be judged (the machine was busy: worth a retry), otherwise it returns.
+    static func exit(for comparison: Comparison?) throws {
+        guard let comparison else { return }
+        if comparison.hasRegression { throw ExitCode(2) }
+        if comparison.isInconclusive { throw ExitCode(3) }
     }
 
     /// Writes the summary file when one was asked for.

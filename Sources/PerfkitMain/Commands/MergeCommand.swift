@@ -67,6 +67,6 @@ struct MergeCommand: ParsableCommand {
         }
         let written = try writer.write(merged, formats: formats, baseline: baselineReport)
         try ResultPresentation.print(merged, gate: gate, written: written)
-        if merged.comparison?.hasRegression == true { throw ExitCode(2) }
+        try GateOptions.exit(for: merged.comparison)
     }
 }

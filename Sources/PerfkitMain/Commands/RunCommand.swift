@@ -13,7 +13,8 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the benchmarks and write a report.",
         discussion: """
             Writes <output>/<timestamp>/report.json (plus the other formats asked for) and prints a \
-            table. With --baseline, compares with that report and exits 2 when a benchmark regressed. \
+            table. With --baseline, compares with that report and exits 2 when a benchmark regressed, \
+            3 when none did but one could not be judged because the machine was busy. \
             Ctrl-C stops after the current sample and writes what finished, marked incomplete.
             """
     )
@@ -73,12 +74,28 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
     var allowDebugBuild = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure in this many processes, one after another, and record each benchmark's median per process.",
+            discussion: """
+                What one process fixes for all its samples (Swift's per-process hash seed, the memory layout, \
+                the machine's state of that minute) moves a benchmark's median from one process to the next. \
+                A baseline measured in several processes lets the comparison tell that spread from a \
+                regression: a difference inside it is not one. 10 for a baseline is a good start; a \
+                candidate's processes average out their own hash seeds and layouts.
+                """))
+    var processes = 1
+
     func validate() throws {
         if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
         if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         if quick && thorough { throw ValidationError("--quick and --thorough cannot be combined") }
         if let timeBudget, !(timeBudget > 0) || !timeBudget.isFinite {
             throw ValidationError("--time-budget must be a positive number of seconds")
+        }
+        if processes < 1 { throw ValidationError("--processes must be at least 1") }
+        if processes > 1 && instructions {
+            throw ValidationError("--processes measures time; instruction counts do not differ between processes")
         }
         try comparison.validate()
     }
@@ -88,7 +105,8 @@ struct RunCommand: ParsableCommand {
             throw PerfkitError(
                 "this is a debug build; benchmark a release build (swift build -c release) or pass --allow-debug-build")
         }
-        if allocations && !InterposedAllocationCounter.isPreloaded {
+        // Several processes: each child re-executes itself as it needs; this one only merges.
+        if allocations && !InterposedAllocationCounter.isPreloaded && processes == 1 {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
@@ -123,9 +141,17 @@ struct RunCommand: ParsableCommand {
             buildConfiguration: buildConfiguration)
 
         InterruptFlag.install()
-        let progress = ProgressLine()
-        var report = session.run(shouldStop: { InterruptFlag.isSet }, progress: progress.update)
-        progress.finish()
+        var report: Report
+        if processes > 1 {
+            report = try ProcessRuns(count: processes, childArguments: childArguments).measure()
+            ProcessLevels.annotate(
+                &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
+                deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
+        } else {
+            let progress = ProgressLine()
+            report = session.run(shouldStop: { InterruptFlag.isSet }, progress: progress.update)
+            progress.finish()
+        }
 
         if let baselineReport {
             report.comparison = try gate.compare(
@@ -135,7 +161,21 @@ struct RunCommand: ParsableCommand {
         try ResultPresentation.print(report, gate: gate, written: written)
 
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
-        if report.comparison?.hasRegression == true { throw ExitCode(2) }
+        try GateOptions.exit(for: report.comparison)
+    }
+
+    /// What each child of `--processes` runs: this run's measuring options, a report in JSON only.
+    var childArguments: [String] {
+        var arguments: [String] = []
+        if let filter { arguments += ["--filter", filter] }
+        if quick { arguments.append("--quick") }
+        if thorough { arguments.append("--thorough") }
+        if let samples { arguments += ["--samples", "\(samples)"] }
+        if let rounds { arguments += ["--rounds", "\(rounds)"] }
+        if let timeBudget { arguments += ["--time-budget", "\(timeBudget)"] }
+        if allocations { arguments.append("--allocations") }
+        if allowDebugBuild { arguments.append("--allow-debug-build") }
+        return arguments
     }
 }
 

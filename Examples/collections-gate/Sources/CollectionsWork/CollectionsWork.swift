@@ -1,0 +1,72 @@
+import DequeModule
+import HeapModule
+import OrderedCollections
+
+/// Pseudo-random integers from a fixed seed (SplitMix64), so every process and every build works on
+/// the same input; only the hash seed of a hashed collection differs between processes.
+public func fixedRandomIntegers(count: Int, seed: UInt64 = 0x5EED) -> [Int] {
+    var state = seed
+    return (0..<count).map { _ in
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
+    }
+}
+
+/// A work queue's churn: push at the back, pop at the front, `count` times, on a ring buffer that
+/// wraps. Hash-independent.
+public func dequeChurn(_ values: [Int]) -> Int {
+    var deque = Deque<Int>(minimumCapacity: 64)
+    var sum = 0
+    for value in values {
+        deque.append(value)
+        if deque.count > 48 { sum &+= deque.removeFirst() }
+    }
+    while let value = deque.popFirst() { sum &+= value }
+    return sum
+}
+
+/// Deduplicates `values` in order and looks every value up again: a hash table whose layout, and so
+/// whose speed, depends on the process's hash seed (Swift seeds hashing per process unless
+/// SWIFT_DETERMINISTIC_HASHING is set).
+public func orderedSetDeduplicate(_ values: [Int]) -> Int {
+    var set = OrderedSet<Int>()
+    set.reserveCapacity(values.count)
+    for value in values { set.append(value & 0xFFFF) }
+    var found = 0
+    for value in values where set.contains(value & 0xFFFF) { found &+= 1 }
+    return set.count &+ found
+}
+
+/// The share of extra elements a deliberately regressed build pushes through the heap: 0 normally,
+/// 5% with `-Xswiftc -DHEAP_REGRESSION_5`, 10% with `-Xswiftc -DHEAP_REGRESSION_10`.
+public let heapRegressionShare: Double = {
+    #if HEAP_REGRESSION_10
+        return 0.10
+    #elseif HEAP_REGRESSION_5
+        return 0.05
+    #else
+        return 0
+    #endif
+}()
+
+/// A scheduler's priority queue: insert every value into a min-heap, then drain it in order. A
+/// regressed build processes `heapRegressionShare` more elements (the first values again), so its
+/// work grows by about that share.
+public func heapDrain(_ values: [Int]) -> Int {
+    let extra = Int((Double(values.count) * heapRegressionShare).rounded())
+    var heap = Heap<Int>()
+    for value in values { heap.insert(value) }
+    for value in values.prefix(extra) { heap.insert(value) }
+    var checksum = 0
+    while let smallest = heap.popMin() { checksum = checksum &* 31 &+ smallest }
+    return checksum
+}
+
+/// The standard library's sort of a copy of `values`. Hash-independent.
+public func sortedCopy(_ values: [Int]) -> Int {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}

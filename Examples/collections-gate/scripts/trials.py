@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""How often perfkit's gates catch a regression, and how often they cry wolf, on this package.
+
+Builds the package three times (unchanged, HEAP_REGRESSION_5, HEAP_REGRESSION_10: the heap work
+processes 5% or 10% more elements), measures a wall-time baseline of the unchanged build on a quiet
+machine, then runs K trials in each condition -- quiet, one core busy, both cores busy (CPU-bound
+neighbour processes this script starts and stops) -- of each build against that baseline, the
+builds interleaved (base, +5%, +10%, then rotated). Three gates: the wall-time gate (`run
+--processes M --baseline`, against a baseline of N processes), the count gate (instructions and
+allocations under callgrind, 2%) and `ci` (each build against the unchanged one, interleaved in
+alternating processes, CPU time). Prints a markdown table and writes every trial's outcome as JSON.
+
+usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy] [--gates wall,count,ci]
+                         [--baseline-processes N] [--candidate-processes M] [--json FILE]
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRODUCT = "CollectionsBenchmarks"
+INJECTED = "Collections/heap/drain"
+BUILDS = {"base": [], "+5%": ["-Xswiftc", "-DHEAP_REGRESSION_5"], "+10%": ["-Xswiftc", "-DHEAP_REGRESSION_10"]}
+SCRATCH = {"base": ".build", "+5%": ".build-plus5", "+10%": ".build-plus10"}
+NEIGHBOURS = {"quiet": 0, "one-busy": 1, "both-busy": 2}
+
+
+def build(variant):
+    scratch = os.path.join(HERE, SCRATCH[variant])
+    print(f"trials: building {variant} in {SCRATCH[variant]}", file=sys.stderr, flush=True)
+    subprocess.run(["swift", "build", "-c", "release", "--product", PRODUCT, "--package-path", HERE,
+                    "--scratch-path", scratch] + BUILDS[variant], check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(scratch, "release", PRODUCT)
+
+
+def only_report(directory):
+    reports = glob.glob(os.path.join(directory, "*", "report.json"))
+    if len(reports) != 1:
+        sys.exit(f"trials: {directory}: expected one report, found {len(reports)}")
+    with open(reports[0]) as f:
+        return json.load(f)
+
+
+def start_neighbours(count):
+    # CPU-bound and nothing else: no memory traffic, no system calls.
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def stop(neighbours):
+    for process in neighbours:
+        process.kill()
+        process.wait()
+
+
+def trial(executable, arguments, work):
+    output = tempfile.mkdtemp(dir=work)
+    if arguments[0] == "ci":
+        arguments = arguments + ["--summary", os.path.join(output, "summary.md")]
+    start = time.monotonic()
+    status = subprocess.run([executable] + arguments + ["--output", output],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    seconds = time.monotonic() - start
+    if status not in (0, 2, 3):
+        sys.exit(f"trials: {executable} {' '.join(arguments)}: exit {status}")
+    report = only_report(output)
+    # The count gate has an entry per metric for each benchmark: a benchmark's verdict is its worst.
+    rank = {"regressed": 0, "inconclusive": 1, "within-noise": 2, "improved": 3, "no-change": 4}
+    verdicts = {}
+    for entry in (report.get("comparison") or {}).get("entries", []):
+        old = verdicts.get(entry["id"])
+        if old is None or rank.get(entry["verdict"], 5) < rank.get(old, 5):
+            verdicts[entry["id"]] = entry["verdict"]
+    shutil.rmtree(output)
+    return {"status": status, "seconds": round(seconds, 2), "verdicts": verdicts}
+
+
+def classify(variant, outcome):
+    """What the trial says about the injected benchmark and about the others."""
+    injected = outcome["verdicts"].get(INJECTED)
+    innocent = sorted(i for i, v in outcome["verdicts"].items() if v == "regressed" and i != INJECTED)
+    return injected, innocent
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--conditions", default="quiet,one-busy,both-busy")
+    parser.add_argument("--gates", default="wall,count,ci")
+    parser.add_argument("--baseline-processes", type=int, default=10)
+    parser.add_argument("--candidate-processes", type=int, default=3)
+    parser.add_argument("--json", help="write every trial's outcome here")
+    args = parser.parse_args()
+    conditions = args.conditions.split(",")
+    gates = args.gates.split(",")
+    for condition in conditions:
+        if condition not in NEIGHBOURS:
+            sys.exit(f"trials: unknown condition {condition} (use {', '.join(NEIGHBOURS)})")
+
+    executables = {variant: build(variant) for variant in BUILDS}
+    work = tempfile.mkdtemp(prefix="collections-trials-")
+    try:
+        baselines = {}
+        if "wall" in gates:
+            print(f"trials: wall-time baseline, {args.baseline_processes} processes, quiet", file=sys.stderr)
+            directory = os.path.join(work, "wall-baseline")
+            subprocess.run([executables["base"], "run", "--processes", str(args.baseline_processes),
+                            "--output", directory, "--format", "json"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            baselines["wall"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
+            with open(baselines["wall"]) as f:
+                floor = {b["id"]: b["processSpread"]["spreadPercent"] for b in json.load(f)["benchmarks"]}
+            print("trials: the baseline's processes lie apart by " + ", ".join(
+                f"{i} {p:.1f}%" for i, p in floor.items()), file=sys.stderr)
+        if "count" in gates:
+            print("trials: count baseline (callgrind)", file=sys.stderr)
+            directory = os.path.join(work, "count-baseline")
+            subprocess.run([executables["base"], "run", "--quick", "--instructions", "--allocations",
+                            "--output", directory, "--format", "json"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            baselines["count"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
+
+        gate_arguments = {
+            "wall": lambda: ["run", "--processes", str(args.candidate_processes), "--baseline", baselines["wall"]],
+            "count": lambda: ["run", "--quick", "--instructions", "--allocations", "--baseline", baselines["count"],
+                              "--gate-metric", "instructions,allocations", "--threshold", "2"],
+            # Both builds interleaved in alternating processes (CPU time), as `ci --against` runs them.
+            "ci": lambda: ["ci", "--baseline-binary", executables["base"]],
+        }
+        results = []
+        variants = list(BUILDS)
+        for condition in conditions:
+            neighbours = start_neighbours(NEIGHBOURS[condition])
+            try:
+                time.sleep(0.5)
+                for number in range(args.trials):
+                    order = variants[number % 3:] + variants[:number % 3]
+                    for gate in gates:
+                        for variant in order:
+                            outcome = trial(executables[variant], gate_arguments[gate](), work)
+                            injected, innocent = classify(variant, outcome)
+                            row = {"condition": condition, "gate": gate, "variant": variant, "trial": number,
+                                   "status": outcome["status"], "seconds": outcome["seconds"],
+                                   "injected": injected, "innocent": innocent,
+                                   "load": os.getloadavg()[0]}
+                            results.append(row)
+                            print(f"trials: {condition} {gate} {variant} #{number + 1}: exit {row['status']}, "
+                                  f"{INJECTED} {injected}, others regressed {innocent or 'none'}, "
+                                  f"{row['seconds']} s", file=sys.stderr, flush=True)
+            finally:
+                stop(neighbours)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "trials": args.trials,
+                           "baselineProcessSpreadPercent": floor if "wall" in gates else None,
+                           "baselineProcesses": args.baseline_processes,
+                           "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)
+        print(table(results, conditions, gates, args.trials))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def table(results, conditions, gates, trials):
+    lines = ["| condition | gate | false alarms (unchanged) | inconclusive (unchanged) | +5% caught | "
+             "+5% inconclusive | +10% caught | +10% inconclusive | +10% \"no change\" | others flagged | s/run (max) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for condition in conditions:
+        for gate in gates:
+            rows = [r for r in results if r["condition"] == condition and r["gate"] == gate]
+            if not rows:
+                continue
+
+            def count(variant, predicate):
+                return sum(1 for r in rows if r["variant"] == variant and predicate(r))
+
+            base = [r for r in rows if r["variant"] == "base"]
+            lines.append("| " + " | ".join([
+                condition, gate,
+                f"{count('base', lambda r: r['status'] == 2)}/{len(base)}",
+                f"{count('base', lambda r: r['status'] == 3)}/{len(base)}",
+                f"{count('+5%', lambda r: r['injected'] == 'regressed')}/{trials}",
+                f"{count('+5%', lambda r: r['injected'] == 'inconclusive')}/{trials}",
+                f"{count('+10%', lambda r: r['injected'] == 'regressed')}/{trials}",
+                f"{count('+10%', lambda r: r['injected'] == 'inconclusive')}/{trials}",
+                f"{count('+10%', lambda r: r['injected'] == 'no-change')}/{trials}",
+                f"{sum(1 for r in rows if r['innocent'])}/{len(rows)}",
+                f"{sum(r['seconds'] for r in rows) / len(rows):.1f} ({max(r['seconds'] for r in rows):.1f})",
+            ]) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+import PerfReport
+
+/// Whether one side of a time comparison was measured on a busier machine than the other, from
+/// what each sample recorded: the process's CPU time against its wall time, and the involuntary
+/// context switches (the scheduler taking the CPU away).
+///
+/// Why CPU time against wall time: a benchmark that computes on one thread is on a CPU for its
+/// whole sample on a quiet machine (CPU/wall 1.000 for all four collections benchmarks of
+/// Examples/collections-gate, 2026-11-25), while with two CPU-bound neighbours on this 2-vCPU
+/// machine it got 0.52–0.65 of its wall time and its wall-time median rose by up to 90%; its CPU
+/// time stayed within the quiet runs' range. Load average and run-queue length describe the whole
+/// machine over a minute; this describes the benchmark's own samples.
+struct MachineContention: Equatable {
+    /// Σ CPU time / Σ wall time of each side's samples.
+    var baselineOnCPU: Double
+    var currentOnCPU: Double
+    /// Involuntary context switches per second of sampled wall time.
+    var baselineSwitchesPerSecond: Double
+    var currentSwitchesPerSecond: Double
+
+    /// A side counts as busy when it got less than this share of what the other got: 10% of the
+    /// wall time more off the CPU than the quiet side.
+    static let busyShare = 0.9
+
+    /// The side that waited for a CPU, when one did: nil when the sides were equally busy, when a
+    /// side lacks CPU times, or when even the quieter side was mostly off the CPU (a benchmark whose
+    /// threads sleep or wait for each other, whose CPU/wall ratio says nothing about neighbours).
+    init?(baseline: BenchmarkResult, current: BenchmarkResult) {
+        guard let old = Self.onCPU(baseline), let new = Self.onCPU(current) else { return nil }
+        let quiet = max(old.share, new.share)
+        guard quiet >= Self.busyShare, min(old.share, new.share) < Self.busyShare * quiet else { return nil }
+        baselineOnCPU = old.share
+        currentOnCPU = new.share
+        baselineSwitchesPerSecond = old.switchesPerSecond
+        currentSwitchesPerSecond = new.switchesPerSecond
+    }
+
+    var currentWasBusier: Bool { currentOnCPU < baselineOnCPU }
+
+    /// Whether the busier side is also the slower one in wall time (medians in ns/op): only then
+    /// can waiting for a CPU have made the difference. A side that computed on more threads is
+    /// "less busy" by this measure, and must not turn an unchanged wall time into a CPU-time verdict.
+    func couldExplain(baselineWallMedian: Double, currentWallMedian: Double) -> Bool {
+        currentWasBusier ? currentWallMedian > baselineWallMedian : baselineWallMedian > currentWallMedian
+    }
+
+    /// The evidence in words, e.g. "this run was on a CPU for 52% of its wall time (the baseline
+    /// 100%), 120 involuntary context switches/s (the baseline 2)".
+    var evidence: String {
+        let side = currentWasBusier ? "this run" : "the baseline"
+        let (busy, quiet) = currentWasBusier ? (currentOnCPU, baselineOnCPU) : (baselineOnCPU, currentOnCPU)
+        let (busySwitches, quietSwitches) =
+            currentWasBusier
+            ? (currentSwitchesPerSecond, baselineSwitchesPerSecond)
+            : (baselineSwitchesPerSecond, currentSwitchesPerSecond)
+        let other = currentWasBusier ? "the baseline" : "this run"
+        return "\(side) was on a CPU for \(Self.percent(busy)) of its wall time (\(other) \(Self.percent(quiet))), "
+            + "\(Self.rate(busySwitches)) involuntary context switches/s (\(other) \(Self.rate(quietSwitches)))"
+    }
+
+    static func onCPU(_ result: BenchmarkResult) -> (share: Double, switchesPerSecond: Double)? {
+        var wall = 0.0
+        var cpu = 0.0
+        var switches = 0
+        for sample in result.samples {
+            guard let sampleCPU = sample.cpuNanoseconds else { return nil }
+            wall += sample.wallNanoseconds
+            cpu += sampleCPU
+            switches += sample.involuntaryContextSwitches ?? 0
+        }
+        guard wall > 0 else { return nil }
+        return (cpu / wall, Double(switches) / (wall / 1e9))
+    }
+
+    static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
+    static func rate(_ value: Double) -> String { "\(Int(value.rounded()))" }
+}

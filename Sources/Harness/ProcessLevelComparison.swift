@@ -1,0 +1,71 @@
+import Foundation
+import PerfReport
+
+/// A time comparison whose unit is the process, not the sample: what a benchmark's samples share
+/// within one process (Swift's per-process hash seed, the heap's and stack's placement, the
+/// machine's state of that minute) moves its median from one process to the next, while its
+/// samples vary far less among themselves. A candidate is always a new process, so the question is
+/// whether its level lies outside what separate processes of the baseline's build show.
+///
+/// Why: `OrderedSet`'s median moved 16% between two processes of the same binary (issue #36), and a
+/// sample-level test, seeing 25 tight samples on each side, called that a regression. Here the
+/// per-process medians are compared on a log scale, the spread between processes estimated from
+/// the baseline's (or the current side's when the baseline ran in one), and the current side's level taken as one new draw from
+/// the baseline's processes (a t prediction interval), so a difference inside that spread is no
+/// change, and the interval it gives is as wide as the processes make it. The baseline's processes
+/// should therefore span the machine's variation: more of them, over a longer time, sharpen it.
+struct ProcessLevelComparison: Equatable {
+    /// Geometric means of each side's process medians.
+    var baselineLevel: Double
+    var currentLevel: Double
+    var baselineProcesses: Int
+    var currentProcesses: Int
+    /// currentLevel / baselineLevel.
+    var ratio: Double
+    var ratioInterval: ConfidenceInterval
+    var pValue: Double
+
+    /// Nil unless both sides have per-process medians, every one positive, and together at least
+    /// three (one side with two, so that the spread between processes can be estimated at all).
+    init?(baseline: [Double], current: [Double], confidenceLevel: Double) {
+        guard !baseline.isEmpty, !current.isEmpty, baseline.count + current.count >= 3,
+            baseline.count >= 2 || current.count >= 2,
+            (baseline + current).allSatisfy({ $0 > 0 && $0.isFinite })
+        else { return nil }
+        let old = baseline.map { log($0) }
+        let new = current.map { log($0) }
+        let oldMean = old.reduce(0, +) / Double(old.count)
+        let newMean = new.reduce(0, +) / Double(new.count)
+        // The spread between processes from the baseline's, which ran over a longer time than a
+        // candidate's few; from the current side's only when the baseline ran in one process.
+        let (reference, referenceMean) = old.count >= 2 ? (old, oldMean) : (new, newMean)
+        let squares: Double = reference.reduce(0) { $0 + ($1 - referenceMean) * ($1 - referenceMean) }
+        let degreesOfFreedom = Double(reference.count - 1)
+        let spread = (squares / degreesOfFreedom).squareRoot()
+        // Two processes that happen to agree say little about a third: no spread to stand on.
+        guard spread > 0 || reference.count >= 3 else { return nil }
+        // The current side counts as one process however many it ran: they ran one after another,
+        // in one state of the machine, so averaging them removes their own differences (hash seeds,
+        // layout) but not the machine's drift. Taking them for independent draws called innocent
+        // benchmarks regressed whenever a candidate's minute was a slow one (issue #36's trials).
+        let standardError = spread * (1 / Double(old.count) + 1).squareRoot()
+        let difference = newMean - oldMean
+
+        baselineLevel = exp(oldMean)
+        currentLevel = exp(newMean)
+        baselineProcesses = old.count
+        currentProcesses = new.count
+        ratio = exp(difference)
+        if standardError > 0 {
+            pValue = StudentT.twoSidedPValue(difference / standardError, degreesOfFreedom: degreesOfFreedom)
+            let halfWidth =
+                StudentT.quantile(1 - (1 - confidenceLevel) / 2, degreesOfFreedom: degreesOfFreedom) * standardError
+            ratioInterval = ConfidenceInterval(
+                lower: exp(difference - halfWidth), upper: exp(difference + halfWidth), level: confidenceLevel)
+        } else {
+            // Every process gave the same median on both sides: an exact answer.
+            pValue = difference == 0 ? 1 : 0
+            ratioInterval = ConfidenceInterval(lower: ratio, upper: ratio, level: confidenceLevel)
+        }
+    }
+}

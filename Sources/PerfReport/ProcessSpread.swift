@@ -1,0 +1,27 @@
+/// How much a benchmark's median moved from one process to the next, when it was measured in
+/// several (`run --processes N`).
+///
+/// Samples of one process share what is fixed at its start: Swift's per-process hash seed (a hash
+/// table's layout, and so its speed), where the heap and stack landed, and the machine's state of
+/// that moment. Their spread says nothing about the spread between processes, and a baseline and a
+/// candidate are always two processes, so a gate needs this one.
+public struct ProcessSpread: Codable, Sendable, Equatable {
+    /// Median wall time per operation of each process, in ns, in process order.
+    public var wallMedians: [Double]
+    /// Median CPU time per operation of each process, in ns, when every sample has it.
+    public var cpuMedians: [Double]?
+    /// (largest / smallest wall median − 1) × 100.
+    public var spreadPercent: Double
+    /// What most likely moved it, when the spread is large: the machine (every benchmark of the
+    /// run moved with it) or this benchmark (a hash seed or a memory layout of its own).
+    public var likelyCause: String?
+
+    public init(wallMedians: [Double], cpuMedians: [Double]?, spreadPercent: Double, likelyCause: String? = nil) {
+        self.wallMedians = wallMedians
+        self.cpuMedians = cpuMedians
+        self.spreadPercent = spreadPercent
+        self.likelyCause = likelyCause
+    }
+
+    public var processes: Int { wallMedians.count }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Harness
+import PerfReport
+
+/// `run --processes N`: the same measurement in N processes of this executable, one after
+/// another, merged into one report whose samples say which process took them.
+///
+/// Sequential rather than side by side: two processes at once would share the machine's cores
+/// and measure each other. Each child writes a JSON report into a temporary folder that goes
+/// away with it; the parent compares and writes what the user asked for.
+struct ProcessRuns {
+    var count: Int
+    /// The measuring options of `run`, passed to every child.
+    var childArguments: [String]
+
+    /// Measures `count` processes. Ctrl-C stops the running one; the processes that finished are
+    /// merged and the report is marked incomplete (none finished: the interruption is thrown on).
+    func measure() throws -> Report {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("perfkit-processes-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        } catch {
+            throw PerfkitError("\(work.path): cannot create a folder for the processes' reports: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        var reports: [Report] = []
+        for index in 0..<count {
+            printError("run: process \(index + 1) of \(count)\n")
+            let directory = work.appendingPathComponent("process-\(index)")
+            let status: Int32
+            do {
+                status = try PerfkitProcess.run(
+                    ["run", "--output", directory.path, "--format", "json"] + childArguments, quiet: true)
+            } catch let interrupted as PerfkitProcess.Interrupted {
+                guard !reports.isEmpty else { throw interrupted }
+                var report = merged(reports)
+                report.complete = false
+                report.incompleteReason = "interrupted after \(reports.count) of \(count) processes"
+                return report
+            }
+            guard status == 0 else {
+                throw PerfkitError(
+                    "\(PerfkitProcess.executable.path): process \(index + 1) of \(count) failed with exit status \(status)"
+                )
+            }
+            var report = try PerfkitProcess.onlyReport(in: directory)
+            for benchmark in report.benchmarks.indices {
+                for sample in report.benchmarks[benchmark].samples.indices {
+                    report.benchmarks[benchmark].samples[sample].process = index
+                }
+            }
+            reports.append(report)
+        }
+        return merged(reports)
+    }
+
+    private func merged(_ reports: [Report]) -> Report {
+        var merged = InterleavedComparison.merge(reports)!
+        merged.settings.processes = reports.count > 1 ? reports.count : nil
+        return merged
+    }
+}

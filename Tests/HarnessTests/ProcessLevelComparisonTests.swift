@@ -1,0 +1,74 @@
+import Foundation
+import PerfReport
+import Testing
+
+@testable import Harness
+
+/// Comparisons of benchmarks measured in several processes: the process, not the sample, is what
+/// a baseline and a candidate differ by.
+@Suite struct ProcessLevelComparisonTests {
+    let comparator = Comparator()
+
+    /// Tight samples (0.5% spread) around a level of each process, tagged with it.
+    static func result(_ id: String, levels: [Double], samplesPerProcess: Int = 25, seed: UInt64) -> BenchmarkResult {
+        var values: [Double] = []
+        var processes: [Int] = []
+        for (process, level) in levels.enumerated() {
+            values += Synthetic.normal(
+                count: samplesPerProcess, mean: level, relativeSpread: 0.005, seed: seed &+ UInt64(process))
+            processes += Array(repeating: process, count: samplesPerProcess)
+        }
+        var result = Synthetic.result(id, nanosecondsPerOperation: values)
+        for index in result.samples.indices { result.samples[index].process = processes[index] }
+        return result
+    }
+
+    /// The false alarm of issue #36: a hash table's speed differs by process (here up to 16%), each
+    /// process's samples are tight, and a candidate process that lands high is no regression.
+    @Test func aDifferenceInsideTheProcessSpreadIsNoRegression() throws {
+        let baseline = Synthetic.report([Self.result("s/g/hashed", levels: [100, 116, 104, 110, 98], seed: 1)])
+        let candidate = Synthetic.report([Self.result("s/g/hashed", levels: [114], seed: 9)])
+        let entry = try #require(comparator.compare(baseline: baseline, current: candidate).entries.first)
+        #expect(entry.verdict == .noChange || entry.verdict == .withinNoise)
+        #expect(entry.explanation.contains("between processes (5 vs 1)"))
+
+        // The same samples without their processes: the sample-level test sees two tight clouds
+        // 8% apart and calls it a regression — what a single-process baseline cannot avoid.
+        var pooledBaseline = baseline
+        for index in pooledBaseline.benchmarks[0].samples.indices {
+            pooledBaseline.benchmarks[0].samples[index].process = nil
+        }
+        var pooledCandidate = candidate
+        for index in pooledCandidate.benchmarks[0].samples.indices {
+            pooledCandidate.benchmarks[0].samples[index].process = nil
+        }
+        let pooled = try #require(comparator.compare(baseline: pooledBaseline, current: pooledCandidate).entries.first)
+        #expect(pooled.verdict == .regressed)
+    }
+
+    @Test func aRegressionBeyondTheProcessSpreadIsCaught() throws {
+        let baseline = Synthetic.report([Self.result("s/g/x", levels: [100, 101, 99.5, 100.5, 100], seed: 3)])
+        let candidate = Synthetic.report([Self.result("s/g/x", levels: [110, 110.5, 109.5], seed: 7)])
+        let entry = try #require(comparator.compare(baseline: baseline, current: candidate).entries.first)
+        #expect(entry.verdict == .regressed)
+        let ratio = try #require(entry.ratio)
+        #expect(abs(ratio - 1.10) < 0.01)
+        let interval = try #require(entry.ratioConfidenceInterval)
+        #expect(interval.lower > 1.05 && interval.upper < 1.15)
+        // The levels are the processes' geometric means.
+        #expect(abs((entry.baselineMedian ?? 0) - 100.2) < 0.5)
+    }
+
+    @Test func needsTwoProcessesOnOneSide() {
+        #expect(ProcessLevelComparison(baseline: [100], current: [110], confidenceLevel: 0.95) == nil)
+        #expect(ProcessLevelComparison(baseline: [100, 0], current: [110], confidenceLevel: 0.95) == nil)
+        let levels = ProcessLevelComparison(baseline: [100], current: [110, 112], confidenceLevel: 0.95)
+        #expect(levels?.baselineProcesses == 1)
+        #expect(levels?.currentProcesses == 2)
+        // Two processes that agree give no spread to stand on; three that agree are taken as exact.
+        #expect(ProcessLevelComparison(baseline: [100, 100], current: [130], confidenceLevel: 0.95) == nil)
+        let exact = ProcessLevelComparison(baseline: [100, 100, 100], current: [100], confidenceLevel: 0.95)
+        #expect(exact?.pValue == 1)
+        #expect(exact?.ratioInterval.lower == 1)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import PerfReport
+import Testing
+
+@testable import Harness
+
+@Suite struct ProcessLevelsTests {
+    static func report(_ levels: [String: [Double]]) -> Report {
+        Synthetic.report(
+            levels.keys.sorted().map { ProcessLevelComparisonTests.result($0, levels: levels[$0]!, seed: 11) })
+    }
+
+    @Test func perProcessMediansAndSpreadAreRecorded() throws {
+        var report = Self.report(["s/g/a": [100, 102, 101]])
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        let spread = try #require(report.benchmarks[0].processSpread)
+        #expect(spread.processes == 3)
+        #expect(zip(spread.wallMedians, [100.0, 102, 101]).allSatisfy { abs($0 - $1) < 1 })
+        #expect(spread.spreadPercent < 5)
+        #expect(spread.likelyCause == nil)
+        #expect(!report.benchmarks[0].warnings.contains { $0.rule == "process-spread-above-threshold" })
+    }
+
+    @Test func oneBenchmarkAloneIsBlamedOnItsHashSeedOrLayout() throws {
+        var report = Self.report([
+            "s/g/a": [100, 100, 100], "s/g/b": [50, 50.5, 50], "s/g/hashed": [100, 118, 104],
+        ])
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        let hashed = try #require(report.benchmarks.first { $0.id == "s/g/hashed" })
+        let warning = try #require(hashed.warnings.first { $0.rule == "process-spread-above-threshold" })
+        #expect(warning.message.contains("medians of 3 processes lie"))
+        #expect(warning.message.contains("SWIFT_DETERMINISTIC_HASHING=1 tells"))
+        #expect(hashed.processSpread?.likelyCause?.hasPrefix("this benchmark alone") == true)
+
+        var deterministic = Self.report(["s/g/a": [100, 100, 100], "s/g/b": [50, 50, 50], "s/g/c": [100, 118, 104]])
+        ProcessLevels.annotate(&deterministic, defaultThresholdPercent: 5, deterministicHashing: true)
+        #expect(deterministic.benchmarks[2].processSpread?.likelyCause?.contains("with hashing deterministic") == true)
+    }
+
+    @Test func everyBenchmarkMovingTogetherIsTheMachine() throws {
+        var report = Self.report(["s/g/a": [100, 125, 101], "s/g/b": [50, 62, 50.5], "s/g/c": [10, 12.6, 10]])
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        for result in report.benchmarks {
+            #expect(result.processSpread?.likelyCause?.hasPrefix("the machine") == true)
+        }
+    }
+
+    @Test func aDeclaredThresholdWins() {
+        var report = Synthetic.report([
+            { () -> BenchmarkResult in
+                var result = ProcessLevelComparisonTests.result("s/g/a", levels: [100, 112], seed: 5)
+                result.thresholdPercent = 25
+                return result
+            }()
+        ])
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        #expect((report.benchmarks[0].processSpread?.spreadPercent ?? 0) > 10)
+        #expect(report.benchmarks[0].warnings.allSatisfy { $0.rule != "process-spread-above-threshold" })
+    }
+}
