@@ -84,9 +84,14 @@ public enum ProcessLevels {
         _ medians: [Double], machine: [Double]?, threshold: Double, deterministicHashing: Bool
     ) -> String {
         let spread = spreadPercent(medians)
-        if let machine, machine.count == medians.count,
-            spreadPercent(zip(medians, machine).map { $0 / $1 }) <= max(threshold, spread / 2)
-        {
+        guard let machine, machine.count == medians.count else {
+            let hashing =
+                deterministicHashing
+                ? "" : "Swift's per-process hash seed if it hashes (SWIFT_DETERMINISTIC_HASHING=1 tells), "
+            return "the machine or this benchmark, which fewer than three benchmarks cannot tell apart: a busy host, "
+                + "neighbours or frequency; \(hashing)or its memory layout in each process"
+        }
+        if spreadPercent(zip(medians, machine).map { $0 / $1 }) <= max(threshold, spread / 2) {
             return "the machine: every benchmark of the run was slower or faster in the same processes "
                 + "(a busy host, neighbours, frequency)"
         }

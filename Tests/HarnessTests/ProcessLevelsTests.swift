@@ -45,6 +45,13 @@ import Testing
         }
     }
 
+    @Test func twoBenchmarksCannotTellTheMachineFromTheBenchmark() throws {
+        var report = Self.report(["s/g/a": [100, 130, 101], "s/g/b": [50, 66, 50]])
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        let cause = try #require(report.benchmarks[0].processSpread?.likelyCause)
+        #expect(cause.hasPrefix("the machine or this benchmark, which fewer than three benchmarks cannot tell apart"))
+    }
+
     @Test func aDeclaredThresholdWins() {
         var report = Synthetic.report([
             { () -> BenchmarkResult in
