@@ -164,8 +164,10 @@ struct WatchdogTests {
         let stalls = collector.all
         try #require(stalls.count == 1)
         let stall = stalls[0]
-        // Sampling runs from half the 100 ms threshold to the end: about 550 samples at 1 ms.
-        #expect(stall.sampleCount >= 300, "\(stall.sampleCount) samples")
+        // Sampling runs from half the 100 ms threshold to the end: about 550 samples at 1 ms, 220 in
+        // a CI run (2026-11-25) while the host gave this VM under half its speed. What is asserted
+        // is that sampling goes on through the stall, not how fast the host lets it.
+        #expect(stall.sampleCount >= 150, "\(stall.sampleCount) samples")
         let tree = try #require(stall.callTree)
         #expect(tree.count == stall.sampleCount - stall.unansweredSamples)
         // The stalling function holds most samples: find its node on the heaviest path.
