@@ -138,7 +138,8 @@ let package = Package(
                 "Probe", "CProbe", "PerfReport", "probe-test-helper", "ProbeBenchmarks", "Harness",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         // A real MultiThreadedEventLoopGroup watched loop by loop.
         .testTarget(

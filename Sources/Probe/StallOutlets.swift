@@ -150,15 +150,6 @@ final class StallOutlets: Sendable {
         return "\(module)+0x\(String(frame.moduleOffset ?? frame.address, radix: 16))"
     }
 
-    /// Why `path` cannot take stall records, or nil when it can: opened for appending (created if
-    /// missing, nothing written) as each record will be.
-    static func cannotAppend(to path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        close(fd)
-        return nil
-    }
-
     /// One JSON object per line, appended with O_APPEND so concurrent writers do not interleave
     /// lines. Returns why it failed, or nil.
     private func append(_ record: StallRecord, to path: String) -> String? {
@@ -168,25 +159,6 @@ final class StallOutlets: Sendable {
         var data: Data
         do { data = try encoder.encode(record) } catch { return "cannot encode it: \(error)" }
         data.append(0x0A)
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(fd) }
-        return Self.writeAll(data, to: fd)
-    }
-
-    /// Writes all of `data` to `fd` (a short write goes on where it stopped). Returns why it
-    /// failed, or nil.
-    private static func writeAll(_ data: Data, to fd: Int32) -> String? {
-        data.withUnsafeBytes { raw -> String? in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { return String(cString: strerror(errno)) }
-                if n == 0 { return "the write made no progress" }
-                offset += n
-            }
-            return nil
-        }
+        return JSONLines.append(data, to: path)
     }
 }

@@ -53,7 +53,7 @@ public final class Watchdog: Sendable {
             if let problem = configuration.problem {
                 throw StartError(description: "watchdog \"\(configuration.name)\": \(problem)")
             }
-            if let path = configuration.jsonLinesPath, let problem = StallOutlets.cannotAppend(to: path) {
+            if let path = configuration.jsonLinesPath, let problem = JSONLines.cannotAppend(to: path) {
                 throw StartError(
                     description: "watchdog \"\(configuration.name)\": cannot append stalls to \(path): \(problem)")
             }

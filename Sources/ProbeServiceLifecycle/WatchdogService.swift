@@ -15,11 +15,17 @@ public import ServiceLifecycle
 /// let pool = Watchdog(watching: .cooperativePool, configuration: …)
 /// let services: [any Service] = [WatchdogService(watchdogs: loops.watchdogs + [pool]), app]
 /// ```
+///
+/// With a ``MemoryWatch`` it starts that first (so how the previous instance ended is logged
+/// before anything else) and stops it last: its breadcrumb then tells the next instance that this
+/// one shut down cleanly.
 public struct WatchdogService: Service {
     public let watchdogs: [Watchdog]
+    public let memoryWatch: MemoryWatch?
 
-    public init(watchdogs: [Watchdog]) {
+    public init(watchdogs: [Watchdog], memoryWatch: MemoryWatch? = nil) {
         self.watchdogs = watchdogs
+        self.memoryWatch = memoryWatch
     }
 
     /// Why ``run()`` did not start.
@@ -41,6 +47,13 @@ public struct WatchdogService: Service {
                     "watchdog \"\(running.configuration.name)\" is already running: a WatchdogService starts and stops its watchdogs itself (is the service run twice?)"
             )
         }
+        if let memoryWatch, memoryWatch.isRunning {
+            throw RunError(
+                description:
+                    "memory watch \"\(memoryWatch.configuration.name)\" is already running: a WatchdogService starts and stops it itself"
+            )
+        }
+        try memoryWatch?.start()
         var started: [Watchdog] = []
         do {
             for watchdog in watchdogs {
@@ -48,22 +61,24 @@ public struct WatchdogService: Service {
                 started.append(watchdog)
             }
         } catch {
-            await Self.stop(started)
+            await Self.stop(started, memoryWatch: nil)
+            memoryWatch?.stop()
             throw error
         }
         // Returns on graceful shutdown; throws CancellationError on cancellation: stop either way.
         try? await gracefulShutdown()
-        await Self.stop(watchdogs)
+        await Self.stop(watchdogs, memoryWatch: memoryWatch)
     }
 
     /// `Watchdog.stop()` waits for the watchdog's thread to finish (up to one sample's answer
     /// timeout): do that on a thread of its own rather than hold a cooperative-pool thread, which
     /// a starving pool may not have to spare.
-    private static func stop(_ watchdogs: [Watchdog]) async {
-        guard !watchdogs.isEmpty else { return }
+    private static func stop(_ watchdogs: [Watchdog], memoryWatch: MemoryWatch?) async {
+        guard !watchdogs.isEmpty || memoryWatch != nil else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             ProbeThreads.start(name: "probe-stop") {
                 for watchdog in watchdogs { watchdog.stop() }
+                memoryWatch?.stop()
                 done.resume()
             }
         }

@@ -8,6 +8,7 @@
 //   probe-test-helper idle-pool FILE — watches the cooperative pool for 1.5 s of light work.
 //   probe-test-helper long-jobs | spin-beside-another-process | hook-taken | starve-then-stop FILE,
 //   probe-test-helper long-spin FILE SECONDS — long jobs on an otherwise free pool (see each function).
+//   probe-test-helper memory BREADCRUMB JSONL clean|hog|segfault|wait — a memory watch with a breadcrumb.
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
@@ -233,6 +234,50 @@ func starveThenStop(stallsPath: String) {
     print("stalls=\(watchdog.statistics.stalls)")
 }
 
+/// `memory BREADCRUMB JSONL ACTION`: a memory watch with a breadcrumb that prints how the previous
+/// instance ended (one JSON line, or "null"), then "ready", then: `clean` stops the watch and exits;
+/// `hog` allocates and touches 2 MiB every 25 ms until the OOM killer ends it; `segfault` writes
+/// through a null pointer; `wait` sleeps until killed.
+func memory(breadcrumb: String, jsonLines: String, action: String) {
+    Startup.mark("memory-helper-started")
+    var configuration = MemoryWatchConfiguration(name: "helper", breadcrumbPath: breadcrumb)
+    configuration.jsonLinesPath = jsonLines
+    configuration.checkInterval = .milliseconds(20)
+    let watch = MemoryWatch(configuration: configuration)
+    do { try watch.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    let previous = watch.previousExit.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+    print(previous ?? "null")
+    for limitation in watch.limitations { print("limitation: \(limitation)") }
+    print("ready")
+    fflush(nil)
+    switch action {
+    case "clean":
+        watch.stop()
+    case "hog":
+        Startup.mark("allocating")
+        var blocks: [UnsafeMutableRawPointer] = []
+        while true {
+            let size = 2 << 20
+            guard let block = malloc(size) else { continue }
+            memset(block, 1, size)
+            blocks.append(block)
+            usleep(25_000)
+        }
+    case "segfault":
+        Thread.sleep(forTimeInterval: 0.1)  // a check or two written
+        // An address no mapping covers (the first page is never mapped): a real SIGSEGV, not a Swift trap.
+        let unmapped = UnsafeMutablePointer<Int>(bitPattern: 8)!
+        unmapped.pointee = 42
+    default:
+        while true { sleep(60) }
+    }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("pause-target", _): pauseTarget()
@@ -244,10 +289,11 @@ case ("spin-beside-another-process", 2): spinBesideAnotherProcess(stallsPath: ar
 case ("hook-taken", 2): hookTaken(stallsPath: arguments[1])
 case ("long-spin", 3): longSpin(stallsPath: arguments[1], seconds: Int(arguments[2]) ?? 1)
 case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
+case ("memory", 4): memory(breadcrumb: arguments[1], jsonLines: arguments[2], action: arguments[3])
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait\n"
                 .utf8))
     exit(1)
 }

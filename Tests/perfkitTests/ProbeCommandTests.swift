@@ -45,3 +45,38 @@ extension CommandLineTests {
         #expect(stalls[2].classification == .blocked)
     }
 }
+
+/// `perfkit memory-demo` and the breadcrumb's cost, run as a user would.
+extension CommandLineTests {
+    @Test(.enabled(if: getuid() == 0, "makes a memory cgroup: needs root"))
+    func memoryDemoShowsWarningsAndAKilledForMemoryVerdict() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try perfkit(["memory-demo", "--limit-mib", "64", "--output", directory.path])
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.contains("memory warning (near-limit)"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("killed-for-memory, certain"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("OOM kill"), "\(outcome.stdout)")
+    }
+
+    @Test func memoryDemoWithABadLimitIsAOneLineError() throws {
+        let outcome = try perfkit(["memory-demo", "--limit-mib", "8"])
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("--limit-mib must be at least 32"))
+    }
+
+    /// The breadcrumb's update, counted by malloc-interposer through `run --allocations`: nothing.
+    @Test func theBreadcrumbUpdateAllocatesNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outcome = try perfkit([
+            "run", "--quick", "--allocations", "--allow-debug-build", "--filter", "^Probe/memory/breadcrumb-update$",
+            "--format", "json", "--output", directory.path,
+        ])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
+        let result = try #require(report.benchmarks.first)
+        #expect(result.id == "Probe/memory/breadcrumb-update")
+        #expect(result.allocationsPerOperation == 0)
+    }
+}

@@ -28,7 +28,7 @@ class Service:
     """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
 
     def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all",
-                 resting_look_ms=None, pprof_dir=None):
+                 resting_look_ms=None, pprof_dir=None, breadcrumb=None):
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
@@ -42,11 +42,13 @@ class Service:
         if pprof_dir:
             os.makedirs(pprof_dir, exist_ok=True)
             arguments += ["--pprof-dir", pprof_dir]
+        if breadcrumb:
+            arguments += ["--breadcrumb", breadcrumb]
         if not probe:
             arguments.append("--no-probe")
         if cpus:
             arguments = ["taskset", "-c", cpus] + arguments
-        self.log = open(self.log_path, "w")
+        self.log = open(self.log_path, "a")
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.port = self._wait_for_port(timeout=60)
 

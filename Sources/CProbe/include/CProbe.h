@@ -7,6 +7,7 @@
 
 #include "FramePointerUnwind.h"
 #include "PoolJobs.h"
+#include "Breadcrumb.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import NIOPosix
 import Prometheus
+import Synchronization
 
 /// The group's event loops, indexed in iteration order: the order ProbeNIO names their watchdogs
 /// in (`event-loop-I`).
@@ -58,8 +59,35 @@ func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry
         await starveTheCooperativePool(milliseconds: ms)
         return "starved the cooperative pool for \(ms) ms\n"
     }
+    // Memory the service keeps, as a cache that grows would: Probe's memory gauges and warnings see it.
+    router.get("allocate") { request, _ in
+        guard let mib = request.uri.queryParameters.get("mib", as: Int.self), (1...4096).contains(mib) else {
+            throw HTTPError(.badRequest, message: "mib must be 1…4096\n")
+        }
+        return "keeping \(KeptMemory.shared.keep(mebibytes: mib)) MiB\n"
+    }
+    router.get("release") { _, _ in
+        KeptMemory.shared.release()
+        return "released\n"
+    }
     router.get("metrics") { _, _ in
         registry.emitToString()
     }
     return router
+}
+
+/// Blocks of memory the service keeps until /release, each touched so that it is resident.
+final class KeptMemory: Sendable {
+    static let shared = KeptMemory()
+    private let blocks = Mutex<[[UInt8]]>([])
+
+    /// Keeps `mebibytes` more; returns how many MiB are kept now.
+    func keep(mebibytes: Int) -> Int {
+        blocks.withLock { blocks in
+            for _ in 0..<mebibytes { blocks.append([UInt8](repeating: 1, count: 1 << 20)) }
+            return blocks.count
+        }
+    }
+
+    func release() { blocks.withLock { $0 = [] } }
 }

@@ -22,7 +22,7 @@ struct WatchedService: AsyncParsableCommand {
             Routes: GET /fast, /block?ms=N[&loop=I] (busy loop on an event loop), /sleep?ms=N[&loop=I] \
             (usleep on an event loop), /handler-sleep?ms=N (usleep in a plain async handler, on its \
             cooperative-pool thread), /starve?ms=N (every cooperative-pool thread in a synchronous \
-            wait), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
+            wait), /allocate?mib=N (keeps N MiB more, touched), /release (drops them), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
             """)
 
     @Option(help: "The TCP port to listen on (0: any free port, printed on start).")
@@ -35,6 +35,12 @@ struct WatchedService: AsyncParsableCommand {
         name: .customLong("pprof-dir"),
         help: "Where Probe writes each stall's profile as a pprof file (created if missing).")
     var pprofDirectory: String?
+
+    @Option(
+        help:
+            "Probe's breadcrumb: kept up to date while the service runs, read at the next start to say how this instance ended."
+    )
+    var breadcrumb: String?
 
     @Option(name: .customLong("threshold-ms"), help: "A busy period longer than this is a stall.")
     var thresholdMilliseconds: Int = 100
@@ -73,7 +79,12 @@ struct WatchedService: AsyncParsableCommand {
         var services: [any Service] = []
         if !noProbe {
             // The watchdogs are the first service: they are stopped last, after the server drains.
-            services.append(WatchdogService(watchdogs: watchdogs(group: group)))
+            // The memory watch logs how the previous instance ended as it starts, and marks this one
+            // clean when the service stops it at graceful shutdown.
+            var memory = MemoryWatchConfiguration(name: "memory", breadcrumbPath: breadcrumb)
+            memory.logger = Logger(label: "probe")
+            services.append(
+                WatchdogService(watchdogs: watchdogs(group: group), memoryWatch: MemoryWatch(configuration: memory)))
         }
         let app = Application(
             router: makeRouter(group: group, registry: registry),
