@@ -132,7 +132,15 @@ struct MemoryWatchProcessTests {
     @Test func aSIGKILLWithoutMemoryTroubleIsKilledOtherwise() throws {
         let (directory, breadcrumb, jsonLines) = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try Self.start("wait", breadcrumb: breadcrumb, jsonLines: jsonLines)
+        // In a cgroup of its own where one can be made (a limit it never nears): its pressure is then
+        // its own, not the machine's, which the OOM tests running beside it raise.
+        let cgroup =
+            MemoryLimitedCgroup.unavailable == nil
+            ? try MemoryLimitedCgroup(
+                name: "perfkit-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))", limitBytes: 1 << 30)
+            : nil
+        defer { cgroup?.remove() }
+        let first = try Self.start("wait", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup)
         Thread.sleep(forTimeInterval: 0.1)
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
