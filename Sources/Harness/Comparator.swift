@@ -80,14 +80,15 @@ public struct Comparator: Sendable {
             return nil
         }
         var adjusted = Self.holmAdjusted(tested).makeIterator()
-        let entries = outcomes.map { outcome -> ComparisonEntry in
-            switch outcome {
-            case .decided(let entry):
-                return entry
-            case .tested(let change):
-                return decide(change, adjustedPValue: adjusted.next()!, testCount: tested.count)
-            }
-        }
+        let entries = MachineShift.review(
+            outcomes.map { outcome -> ComparisonEntry in
+                switch outcome {
+                case .decided(let entry):
+                    return entry
+                case .tested(let change):
+                    return decide(change, adjustedPValue: adjusted.next()!, testCount: tested.count)
+                }
+            })
         return Comparison(
             baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment,
             thresholdPercent: thresholdPercent, alpha: alpha,

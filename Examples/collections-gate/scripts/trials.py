@@ -72,12 +72,14 @@ def trial(executable, arguments, work):
     # The count gate has an entry per metric for each benchmark: a benchmark's verdict is its worst.
     rank = {"regressed": 0, "inconclusive": 1, "within-noise": 2, "improved": 3, "no-change": 4}
     verdicts = {}
+    explanations = {}
     for entry in (report.get("comparison") or {}).get("entries", []):
         old = verdicts.get(entry["id"])
         if old is None or rank.get(entry["verdict"], 5) < rank.get(old, 5):
             verdicts[entry["id"]] = entry["verdict"]
+            explanations[entry["id"]] = entry["explanation"]
     shutil.rmtree(output)
-    return {"status": status, "seconds": round(seconds, 2), "verdicts": verdicts}
+    return {"status": status, "seconds": round(seconds, 2), "verdicts": verdicts, "explanations": explanations}
 
 
 def classify(variant, outcome):
@@ -148,6 +150,12 @@ def main():
                                    "status": outcome["status"], "seconds": outcome["seconds"],
                                    "injected": injected, "innocent": innocent,
                                    "load": os.getloadavg()[0]}
+                            # Why, for whatever the gate did not answer as the build would have it.
+                            expected = "no-change" if variant == "base" else "regressed"
+                            if injected not in (expected, "within-noise" if variant == "base" else None):
+                                row["why"] = outcome["explanations"].get(INJECTED)
+                            if innocent:
+                                row["whyInnocent"] = {i: outcome["explanations"].get(i) for i in innocent}
                             results.append(row)
                             print(f"trials: {condition} {gate} {variant} #{number + 1}: exit {row['status']}, "
                                   f"{INJECTED} {injected}, others regressed {innocent or 'none'}, "

@@ -154,8 +154,22 @@ struct RunCommand: ParsableCommand {
         }
 
         if let baselineReport {
-            report.comparison = try gate.compare(
-                baseline: baselineReport, current: report, comparator: comparison.comparator)
+            var result = try gate.compare(baseline: baselineReport, current: report, comparator: comparison.comparator)
+            let suspects = RegressionConfirmation.suspects(result)
+            if processes > 1, !suspects.isEmpty, !InterruptFlag.isSet {
+                printError(
+                    "run: \(suspects.count) regressed; measuring \(suspects.count == 1 ? "it" : "them") again to confirm\n"
+                )
+                let filter = RegressionConfirmation.filter(selecting: suspects)
+                let again = try ProcessRuns(
+                    count: min(processes, RegressionConfirmation.processes),
+                    childArguments: childArguments(filter: filter)
+                ).measure()
+                let second = try gate.compare(
+                    baseline: baselineReport, current: again, comparator: comparison.comparator)
+                result = RegressionConfirmation.apply(first: result, second: second)
+            }
+            report.comparison = result
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
         try ResultPresentation.print(report, gate: gate, written: written)
@@ -165,7 +179,9 @@ struct RunCommand: ParsableCommand {
     }
 
     /// What each child of `--processes` runs: this run's measuring options, a report in JSON only.
-    var childArguments: [String] {
+    var childArguments: [String] { childArguments(filter: filter) }
+
+    func childArguments(filter: String?) -> [String] {
         var arguments: [String] = []
         if let filter { arguments += ["--filter", filter] }
         if quick { arguments.append("--quick") }
