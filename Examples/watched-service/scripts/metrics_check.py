@@ -34,6 +34,8 @@ STALL_MS = 300
 PROBE_FAMILIES = {
     "probe_stalls_total", "probe_stall_duration_seconds", "probe_stall_records_dropped_total",
     "probe_loop_lag_seconds", "probe_loop_lag_max_seconds",
+    "probe_memory_warnings_total", "probe_memory_usage_bytes", "probe_memory_limit_bytes", "probe_memory_rss_bytes",
+    "probe_previous_exit_total", "probe_memory_records_dropped_total",
 }
 STALLS = [  # (path, class the stall is recorded as)
     (f"/block?ms={STALL_MS}&loop=0", "cpu-bound"),
