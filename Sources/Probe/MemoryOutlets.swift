@@ -18,7 +18,9 @@ final class MemoryOutlets: Sendable {
     let configuration: MemoryWatchConfiguration
     private let factory: (any MetricsFactory)?
     private let usage: Gauge?
-    private let limit: Gauge?
+    /// Made at the first limit seen: a process without one has no `probe_memory_limit_bytes` series
+    /// (a gauge made up front reads 0, which would say "a limit of 0 bytes").
+    private let limit = Mutex<Gauge?>(nil)
     private let rssAnon: Gauge?
     private let rssFile: Gauge?
     private let dropped: Counter?
@@ -34,18 +36,25 @@ final class MemoryOutlets: Sendable {
             let watch = [("watch", configuration.name)]
             self.factory = factory
             usage = Gauge(label: MetricName.usage, dimensions: watch, factory: factory)
-            limit = Gauge(label: MetricName.limit, dimensions: watch, factory: factory)
             rssAnon = Gauge(label: MetricName.rss, dimensions: watch + [("kind", "anon")], factory: factory)
             rssFile = Gauge(label: MetricName.rss, dimensions: watch + [("kind", "file")], factory: factory)
             dropped = Counter(label: MetricName.droppedRecords, dimensions: watch, factory: factory)
         } else {
-            (factory, usage, limit, rssAnon, rssFile, dropped) = (nil, nil, nil, nil, nil, nil)
+            (factory, usage, rssAnon, rssFile, dropped) = (nil, nil, nil, nil, nil)
         }
     }
 
     func gauges(_ memory: MemorySnapshot) {
         if let value = memory.usageBytes { usage?.record(Int64(clamping: value)) }
-        if let value = memory.limitBytes { limit?.record(Int64(clamping: value)) }
+        if let value = memory.limitBytes, let factory {
+            limit.withLock { gauge in
+                if gauge == nil {
+                    gauge = Gauge(
+                        label: MetricName.limit, dimensions: [("watch", configuration.name)], factory: factory)
+                }
+                gauge?.record(Int64(clamping: value))
+            }
+        }
         if let value = memory.rssAnonBytes { rssAnon?.record(Int64(clamping: value)) }
         if let value = memory.rssFileBytes { rssFile?.record(Int64(clamping: value)) }
     }

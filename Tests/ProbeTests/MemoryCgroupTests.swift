@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import Testing
 
 @testable @_spi(Testing) import Probe
@@ -82,7 +83,8 @@ struct MemoryCgroupTests {
         defer { try? FileManager.default.removeItem(atPath: copy) }
         var configuration = MemoryWatchConfiguration(name: "v2")
         configuration.fileSystemRoot = copy
-        configuration.metrics = false
+        let metrics = TestMetrics()
+        configuration.metricsFactory = metrics
         configuration.checkInterval = .milliseconds(20)
         let watch = MemoryWatch(configuration: configuration)
         let warnings = watch.warnings()
@@ -99,5 +101,23 @@ struct MemoryCgroupTests {
         #expect(warning.memory.limitBytes == 512 << 20 && warning.memory.cgroupVersion == "v2")
         #expect(watch.recentWarnings.count == 1)
         #expect(watch.limitations.isEmpty)
+        let limit = try metrics.expectGauge("probe_memory_limit_bytes", [("watch", "v2")])
+        #expect(limit.lastValue == Double(512 << 20))
+        let warned = try metrics.expectCounter(
+            "probe_memory_warnings_total", [("watch", "v2"), ("reason", "near-limit")])
+        #expect(warned.totalValue == 1)
+    }
+
+    /// Without a limit there is no limit series (a gauge made up front would read a limit of 0).
+    @Test func noLimitNoLimitGauge() throws {
+        var configuration = MemoryWatchConfiguration(name: "bare")
+        configuration.fileSystemRoot = Self.fixtures + "/bare"
+        let metrics = TestMetrics()
+        configuration.metricsFactory = metrics
+        let watch = MemoryWatch(configuration: configuration)
+        try watch.start()
+        Thread.sleep(forTimeInterval: 0.05)  // the first check runs as the thread starts
+        watch.stop()
+        #expect(throws: (any Error).self) { try metrics.expectGauge("probe_memory_limit_bytes", [("watch", "bare")]) }
     }
 }
