@@ -11,9 +11,21 @@ enum JSONLines {
         return nil
     }
 
+    /// Appends `record` as one JSON object and a newline, encoded the same way for every outlet
+    /// (sorted keys, ISO 8601 dates). Returns why it failed, or nil.
+    static func append(_ record: some Encodable, to path: String) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var data: Data
+        do { data = try encoder.encode(record) } catch { return "cannot encode it: \(error)" }
+        data.append(0x0A)
+        return appendLine(data, to: path)
+    }
+
     /// Appends `line` (one JSON object and its newline) with O_APPEND, so concurrent writers do
     /// not interleave lines. Returns why it failed, or nil.
-    static func append(_ line: Data, to path: String) -> String? {
+    private static func appendLine(_ line: Data, to path: String) -> String? {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return String(cString: strerror(errno)) }
         defer { close(fd) }

@@ -108,17 +108,7 @@ final class MemoryOutlets: Sendable {
 
     private func append(_ record: some Encodable) {
         guard let path = configuration.jsonLinesPath else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var problem: String?
-        do {
-            var data = try encoder.encode(record)
-            data.append(0x0A)
-            problem = JSONLines.append(data, to: path)
-        } catch {
-            problem = "cannot encode it: \(error)"
-        }
+        let problem = JSONLines.append(record, to: path)
         guard let problem else { return }
         unwritten.add(1, ordering: .relaxed)
         dropped?.increment()

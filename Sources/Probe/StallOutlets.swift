@@ -55,7 +55,7 @@ final class StallOutlets: Sendable {
             }
         }
         if let logger = configuration.logger { log(record, to: logger) }
-        if let path = configuration.jsonLinesPath, let problem = append(record, to: path) {
+        if let path = configuration.jsonLinesPath, let problem = JSONLines.append(record, to: path) {
             failedToWrite("a stall record could not be appended to \(path): \(problem)")
         }
         if !early, let directory = configuration.pprofDirectory, let problem = writeProfile(of: record, in: directory) {
@@ -148,17 +148,5 @@ final class StallOutlets: Sendable {
         if let symbol = frame.symbol { return symbol }
         let module = frame.module.map { ($0 as NSString).lastPathComponent } ?? "?"
         return "\(module)+0x\(String(frame.moduleOffset ?? frame.address, radix: 16))"
-    }
-
-    /// One JSON object per line, appended with O_APPEND so concurrent writers do not interleave
-    /// lines. Returns why it failed, or nil.
-    private func append(_ record: StallRecord, to path: String) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var data: Data
-        do { data = try encoder.encode(record) } catch { return "cannot encode it: \(error)" }
-        data.append(0x0A)
-        return JSONLines.append(data, to: path)
     }
 }
