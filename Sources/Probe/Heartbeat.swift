@@ -38,6 +38,17 @@ public final class Heartbeat: Sendable {
         }
     }
 
+    /// `busy()` at a given CLOCK_MONOTONIC time: for the tests that run a watchdog in virtual time.
+    func busy(at now: UInt64) {
+        if busySince.load(ordering: .relaxed) == 0 { busySince.store(now, ordering: .releasing) }
+    }
+
+    /// `idle()` at a given CLOCK_MONOTONIC time (virtual-time tests).
+    func idle(at now: UInt64) {
+        lastEnd.store(now, ordering: .relaxed)
+        busySince.store(0, ordering: .releasing)
+    }
+
     /// The loop is about to wait for work: not a stall, however long the wait.
     @inline(__always)
     public func idle() {

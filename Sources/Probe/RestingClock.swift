@@ -47,20 +47,24 @@ final class RestingClock: Sendable {
     }
 
     private func run() {
+        var pauses = PauseDetector(monotonic: cprobe_monotonic_ns(), boot: cprobe_boottime_ns())
         while true {
+            let start = cprobe_monotonic_ns()
             let tick = state.withLock { state in
-                let now = cprobe_monotonic_ns()
-                return state.parked.values.map { $0.restingTick(now: now) }.min()
+                state.parked.values.map { $0.restingTick(now: start) }.min()
             }
             guard let tick else {
                 changed.wait()  // nothing parked: no wake-up at all until a watchdog parks
+                pauses = PauseDetector(monotonic: cprobe_monotonic_ns(), boot: cprobe_boottime_ns())
                 continue
             }
             if changed.wait(timeout: .now() + .nanoseconds(Int(tick))) == .success { continue }
             let now = cprobe_monotonic_ns()
+            // Each loop applies its own tolerance to it.
+            let pause = pauses.look(monotonic: now, boot: cprobe_boottime_ns(), due: start + tick, since: start)
             let resumed = state.withLock { state -> [WatchdogLoop] in
                 // Looked at under the lock: a loop that unparks meanwhile waits for its look to end.
-                let due = state.parked.values.filter { $0.needsItsThread(now: now) }
+                let due = state.parked.values.filter { $0.needsItsThread(now: now, pause: pause) }
                 for loop in due { state.parked.removeValue(forKey: ObjectIdentifier(loop)) }
                 return due
             }

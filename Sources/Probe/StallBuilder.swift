@@ -8,7 +8,7 @@ import PerfReport
 enum StallBuilder {
     static func record(
         for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, now: UInt64,
-        symbolicator: Symbolicator
+        cpuNow: Int64?, symbolicator: Symbolicator
     ) -> StallRecord {
         let elapsed = now.saturatingSubtract(episode.busySince)
         let duration = elapsed > episode.excused ? elapsed - episode.excused : 0
@@ -21,7 +21,7 @@ enum StallBuilder {
         let tid = episode.threadID ?? 0
 
         var cpu: Double?
-        if let before = episode.cpuAtFirstSeen, let after = ThreadInfo.cpuNanoseconds(of: tid), after >= before {
+        if let before = episode.cpuAtFirstSeen, let after = cpuNow, after >= before {
             cpu = Double(after - before)
         }
         let observedWall = Double(max(1, now.saturatingSubtract(episode.firstSeen)))

@@ -39,7 +39,17 @@ final class WatchdogLoop: @unchecked Sendable {
     /// The pool's width (the runtime's queues run as many jobs at once as there are CPUs), read once:
     /// `activeProcessorCount` reads the affinity and cgroup files on each call (20 µs, 8 syscalls here).
     private let poolWidth = ProcessInfo.processInfo.activeProcessorCount
-    private let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
+    /// Every time the loop reads (see ``WatchdogClock``: virtual in the tests).
+    private let clock: any WatchdogClock
+    /// Reads the stalled thread: signals and `/proc` in a process, a script in the tests.
+    private let reader: any StalledThreadReader
+    /// The process's pauses between this loop's own looks.
+    private var pauses = PauseDetector(monotonic: 0, boot: 0)
+    /// A pause the resting clock saw at the look that handed this loop back its thread (set while
+    /// the loop is parked, so only the clock writes it then).
+    private var pauseWhileResting: UInt64 = 0
+    /// When the next look is due between stalls (one tick after the previous).
+    private var expectedWake: UInt64 = 0
 
     private var pingGeneration: UInt64 = 0
     private var pingSentAt: UInt64 = 0
@@ -53,8 +63,12 @@ final class WatchdogLoop: @unchecked Sendable {
     /// Each ping's lateness, for pinged targets with metrics on.
     private let loopLag: LoopLag?
 
-    init(watchdog: Watchdog, slot: Int32, stopRequest: DispatchSemaphore) {
+    init(
+        watchdog: Watchdog, slot: Int32, stopRequest: DispatchSemaphore,
+        clock: any WatchdogClock = SystemWatchdogClock(), reader: (any StalledThreadReader)? = nil
+    ) {
         self.watchdog = watchdog
+        self.clock = clock
         self.configuration = watchdog.configuration
         self.slot = slot
         self.stopRequest = stopRequest
@@ -76,9 +90,9 @@ final class WatchdogLoop: @unchecked Sendable {
             threshold: threshold, tick: tick, configured: configuration.restingLookInterval?.nanoseconds)
         pingInterval = max(2_000_000, threshold / 4)
         pauseTolerance = max(threshold / 2, 50_000_000)
+        self.reader =
+            reader ?? SignalSampler(configuration: configuration, slot: slot, sampleInterval: sampleInterval)
     }
-
-    deinit { buffer.deallocate() }
 
     /// Starts what the loop needs before its thread runs: the pool's job timing. Returns what the
     /// watchdog cannot see here.
@@ -100,11 +114,7 @@ final class WatchdogLoop: @unchecked Sendable {
             cprobe_uninstall_handler(configuration.signal)
         }
         FramePointerCode.publishInBackground()
-        // Timed jobs prepare each pool thread for sampling as it runs its first job.
-        if !timesPoolJobs { poolPinger?.prepareThreads(now: cprobe_monotonic_ns()) }
-        if let pinger { sendPing(pinger, now: cprobe_monotonic_ns()) }
-        var bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- cprobe_monotonic_ns())
-        var expectedWake = cprobe_monotonic_ns() + tick
+        begin()
         while !stopping.load(ordering: .acquiring) {
             if isResting {
                 // Nothing to time: the resting clock looks for this watchdog, and wakes it (or stop()
@@ -113,33 +123,65 @@ final class WatchdogLoop: @unchecked Sendable {
                 stopRequest.wait()
                 RestingClock.shared.unpark(self)
                 if stopping.load(ordering: .acquiring) { break }
-                let now = cprobe_monotonic_ns()
-                bootOffset = Int64(bitPattern: cprobe_boottime_ns() &- now)
-                observe(now: now, pause: 0)
-                expectedWake = now + tick
+                resumeFromRest()
                 continue
             }
-            var wake = expectedWake
-            if let episode, episode.wantsSample { wake = min(wake, episode.nextSampleAt) }
-            for job in jobEpisodes.values where job.wantsSample { wake = min(wake, job.nextSampleAt) }
-            let timeout = wake.saturatingSubtract(cprobe_monotonic_ns())
+            let wake = nextWake
+            let timeout = wake.saturatingSubtract(clock.monotonicNanoseconds())
             _ = stopRequest.wait(timeout: .now() + .nanoseconds(Int(timeout)))
             if stopping.load(ordering: .acquiring) { break }
-            let now = cprobe_monotonic_ns()
-            // A late wake-up of this thread, or CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC
-            // (the machine was suspended), is time the watched thread could not run either.
-            let lateness = now > wake ? now - wake : 0
-            let newBootOffset = Int64(bitPattern: cprobe_boottime_ns() &- now)
-            let suspended = UInt64(max(0, newBootOffset - bootOffset))
-            bootOffset = newBootOffset
-            let pause = max(lateness, suspended)
-            observe(now: now, pause: pause > pauseTolerance ? pause : 0)
-            if now >= expectedWake { expectedWake = cprobe_monotonic_ns() + tick }
+            look(scheduledFor: wake)
         }
-        // A stall that ended before the stop is recorded as ended, with its real duration; one
-        // still going on is recorded as ongoing.
-        observe(now: cprobe_monotonic_ns(), pause: 0, stopping: true)
-        let now = cprobe_monotonic_ns()
+        end()
+    }
+
+    // MARK: The loop's steps, each reading `clock`: `run()` waits between them on the real clock,
+    // the tests call them in virtual time.
+
+    /// Before the first look: the first ping out, the clocks' offset taken.
+    func begin() {
+        let now = clock.monotonicNanoseconds()
+        // Timed jobs prepare each pool thread for sampling as it runs its first job.
+        if !timesPoolJobs { poolPinger?.prepareThreads(now: now) }
+        if let pinger { sendPing(pinger, now: now) }
+        pauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
+        expectedWake = now + tick
+    }
+
+    /// When the next look is due while not resting: the next tick, or an episode's next sample.
+    var nextWake: UInt64 {
+        var wake = expectedWake
+        if let episode, episode.wantsSample { wake = min(wake, episode.nextSampleAt) }
+        for job in jobEpisodes.values where job.wantsSample { wake = min(wake, job.nextSampleAt) }
+        return wake
+    }
+
+    /// One look, woken for the look due at `wake` (``nextWake``).
+    func look(scheduledFor wake: UInt64) {
+        let now = clock.monotonicNanoseconds()
+        // A late wake-up of this thread, or a suspended machine, is time the watched thread could
+        // not run either.
+        // The target was seen busy (or a ping out) at the previous look: the pause counts from due.
+        let pause = pauses.look(monotonic: now, boot: clock.bootTimeNanoseconds(), due: wake, since: wake)
+        observe(now: now, pause: pause.excused(tolerance: pauseTolerance))
+        if now >= expectedWake { expectedWake = clock.monotonicNanoseconds() + tick }
+    }
+
+    /// Back from resting (the resting clock saw something to time): a look at once. The time parked
+    /// is no pause of the target's; a pause of the process the resting clock saw before its look is.
+    func resumeFromRest() {
+        let now = clock.monotonicNanoseconds()
+        pauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
+        observe(now: now, pause: pauseWhileResting)
+        pauseWhileResting = 0
+        expectedWake = now + tick
+    }
+
+    /// At stop: a stall that ended before the stop is recorded as ended, with its real duration;
+    /// one still going on is recorded as ongoing.
+    func end() {
+        observe(now: clock.monotonicNanoseconds(), pause: 0, stopping: true)
+        let now = clock.monotonicNanoseconds()
         for stall in [episode].compactMap({ $0 }) + jobEpisodes.values.sorted(by: { $0.busySince < $1.busySince })
         where stall.confirmed && !stall.absorbed {
             finish(stall, ongoing: true, now: now)
@@ -158,11 +200,14 @@ final class WatchdogLoop: @unchecked Sendable {
     func resume() { stopRequest.signal() }
 
     /// Nothing going on: no busy period, no outstanding ping, no long pool job.
-    private var isResting: Bool { episode == nil && jobEpisodes.isEmpty && !pingOutstanding }
+    var isResting: Bool { episode == nil && jobEpisodes.isEmpty && !pingOutstanding }
 
     /// The resting clock's look at a parked loop (its thread waits, so the clock has the loop to
     /// itself): true when there is something to time, which the loop's own thread then does.
-    func needsItsThread(now: UInt64) -> Bool {
+    /// `pause`: what the clock's own ``PauseDetector`` saw before this look. A busy period found
+    /// now began after the clock's previous look, so all of it is excused when the look was late.
+    func needsItsThread(now: UInt64, pause: Pause = .none) -> Bool {
+        pauseWhileResting = pause.excused(tolerance: pauseTolerance)
         if let heartbeat {
             guard heartbeat.currentBusySince != nil else { return false }
             sawWork(now: now)
@@ -258,14 +303,14 @@ final class WatchdogLoop: @unchecked Sendable {
                 episode
                 ?? StallEpisode(
                     busySince: busy.since, threadID: busy.thread, firstSeen: now,
-                    cpuAtFirstSeen: busy.thread.flatMap(ThreadInfo.cpuNanoseconds(of:)),
-                    isPoolStarvation: poolPinger != nil)
+                    cpuAtFirstSeen: busy.thread.flatMap(reader.cpuNanoseconds(of:)),
+                    isPoolStarvation: poolPinger != nil, seenAt: clock.date())
             // A queue's drain thread may only be known (or change) after the first look: CPU time
             // is then counted for the thread seen now, from now.
             if let thread = busy.thread, thread != current.threadID {
                 current.threadID = thread
                 current.firstSeen = now
-                current.cpuAtFirstSeen = ThreadInfo.cpuNanoseconds(of: thread)
+                current.cpuAtFirstSeen = reader.cpuNanoseconds(of: thread)
             }
             advance(&current, now: now, pause: pause)
             episode = current
@@ -293,7 +338,7 @@ final class WatchdogLoop: @unchecked Sendable {
                 jobEpisodes[job.thread]
                 ?? StallEpisode(
                     busySince: job.since, threadID: job.thread, firstSeen: now,
-                    cpuAtFirstSeen: ThreadInfo.cpuNanoseconds(of: job.thread))
+                    cpuAtFirstSeen: reader.cpuNanoseconds(of: job.thread), seenAt: clock.date())
             if starved { current.absorbed = true }
             advance(&current, now: now, pause: pause)
             jobEpisodes[job.thread] = current
@@ -329,7 +374,7 @@ final class WatchdogLoop: @unchecked Sendable {
             if current.isPoolStarvation, let poolPinger {
                 samplePool(poolPinger, into: &current, now: now)
             } else if let tid = current.threadID {
-                takeSample(of: tid, into: &current.samples, since: current.samplingSince, now: now)
+                reader.sample(tid, into: &current.samples, since: current.samplingSince, now: now)
                 current.samplingDone = current.samples.sampleCount >= configuration.maxSamplesPerStall
             }
             // On schedule, not from now: a late wake-up does not stretch the interval for good.
@@ -358,7 +403,7 @@ final class WatchdogLoop: @unchecked Sendable {
             var entry =
                 episode.poolThreads.first { $0.thread == thread } ?? PoolThreadSamples(thread: thread)
             guard entry.samples.sampleCount < configuration.maxSamplesPerStall else { continue }
-            takeSample(of: thread.id, into: &entry.samples, since: episode.samplingSince, now: now)
+            reader.sample(thread.id, into: &entry.samples, since: episode.samplingSince, now: now)
             if entry.samples.sampleCount < configuration.maxSamplesPerStall { done = false }
             if let index = episode.poolThreads.firstIndex(where: { $0.thread == thread }) {
                 episode.poolThreads[index] = entry
@@ -369,59 +414,10 @@ final class WatchdogLoop: @unchecked Sendable {
         episode.samplingDone = done && !threads.isEmpty
     }
 
-    private func takeSample(of tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
-        let state = ThreadInfo.state(of: tid)
-        var syscallLine: String?
-        if state == "S" || state == "D" { syscallLine = ThreadInfo.syscallLine(of: tid) }
-        let waitingIn = syscallLine.flatMap { ThreadInfo.syscallName(syscallLine: $0) }
-        if let line = syscallLine, line != "running" {
-            // Blocked: the stack is read from /proc and the stack memory, never by a signal,
-            // which would cut a sleep short (EINTR) or wake a wait. The same wait as at the
-            // previous sample has the same stack.
-            if let last = samples.lastWait, last.line == line {
-                samples.add(last.seen, state: state, waitingIn: waitingIn, at: now)
-                return
-            }
-            if let stack = BlockedThreadStack.unwind(tid: tid, syscallLine: line) {
-                samples.lastWait = (line, .stack(stack))
-                samples.add(.stack(stack), state: state, waitingIn: waitingIn, at: now)
-                return
-            }
-            if !configuration.interruptSleepingSyscalls, let name = ThreadInfo.interruptibleSleep(syscallLine: line) {
-                // Not kept as the wait's answer: the unwind failed this once (the thread left the
-                // wait during the walk, as a sleep in short steps does), and is tried again next time.
-                samples.lastWait = nil
-                samples.add(.syscall(name), state: state, waitingIn: waitingIn, at: now)
-                return
-            }
-        }
-        samples.lastWait = nil
-        // The handler's time on the stalled thread stays within the budget: a sample that would
-        // exceed it is not taken (deep stacks through code without frame records cost the most).
-        let allowed = configuration.samplingBudget * Double(now.saturatingSubtract(since) + sampleInterval)
-        if Double(samples.handlerNanoseconds) > allowed { return }
-        let blocked = samples.blocksSignal ?? ThreadInfo.blocks(signal: configuration.signal, tid: tid)
-        samples.blocksSignal = blocked
-        if blocked {
-            samples.add(nil, state: state, waitingIn: waitingIn, at: now)
-            return
-        }
-        var info = cprobe_sample_info()
-        let result = cprobe_sample(
-            slot, configuration.signal, tid, configuration.answerTimeout.nanoseconds,
-            Int32(CPROBE_UNWIND_FRAME_POINTERS), buffer, CPROBE_MAX_FRAMES, &info)
-        if result == Int32(CPROBE_SAMPLE_OK), info.depth > 0 {
-            let stack = Array(UnsafeBufferPointer(start: buffer, count: Int(info.depth)))
-            samples.add(.stack(stack), state: state, waitingIn: waitingIn, handlerNanoseconds: info.handler_ns, at: now)
-        } else {
-            samples.add(nil, state: state, waitingIn: waitingIn, at: now)
-        }
-    }
-
     private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false) {
         let record = StallBuilder.record(
             for: episode, watchdog: configuration.name, threshold: threshold, ongoing: ongoing, now: now,
-            symbolicator: Symbolicator.shared)
+            cpuNow: episode.threadID.flatMap(reader.cpuNanoseconds(of:)), symbolicator: Symbolicator.shared)
         // A stall reported early (`reportOngoingAfter`) is counted once, at that report.
         let isFinalOfReported = episode.reported
         if !isFinalOfReported { watchdog.record(record) } else { watchdog.replaceLatest(with: record) }
@@ -457,15 +453,18 @@ struct StallEpisode {
     var isPoolStarvation: Bool
     var poolThreads: [PoolThreadSamples] = []
 
-    init(busySince: UInt64, threadID: Int32?, firstSeen: UInt64, cpuAtFirstSeen: Int64?, isPoolStarvation: Bool = false)
-    {
+    /// `seenAt`: the wall-clock time at `firstSeen`.
+    init(
+        busySince: UInt64, threadID: Int32?, firstSeen: UInt64, cpuAtFirstSeen: Int64?, isPoolStarvation: Bool = false,
+        seenAt: Date
+    ) {
         self.busySince = busySince
         self.threadID = threadID
         self.firstSeen = firstSeen
         self.lastSeen = firstSeen
         self.cpuAtFirstSeen = cpuAtFirstSeen
         self.isPoolStarvation = isPoolStarvation
-        startDate = Date().addingTimeInterval(-Double(firstSeen.saturatingSubtract(busySince)) / 1e9)
+        startDate = seenAt.addingTimeInterval(-Double(firstSeen.saturatingSubtract(busySince)) / 1e9)
     }
 
     /// True while the watchdog should wake for this episode's next sample.

@@ -7,16 +7,11 @@ import Testing
 
 @testable import Probe
 
-@inline(never)
-func stallForOutletTest() {
-    spinForProbeTest(milliseconds: 250)
-}
-
 @Suite(.serialized)
 struct StallOutletTests {
+    /// (In virtual time, like the other outlet tests of a heartbeat's stalls: the stack is a real one
+    /// of this binary, `stackOfAVirtualStall`.)
     @Test func aStallGoesToTheLogTheMetricsAndTheJSONLinesFile() throws {
-        let thread = WatchedThread()
-        defer { thread.finish() }
         let logs = InMemoryLogHandler()
         let metrics = TestMetrics()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(getpid())-stalls.jsonl").path
@@ -26,11 +21,10 @@ struct StallOutletTests {
         configuration.logger = Logger(label: "probe-test", factory: { _ in logs })
         configuration.metricsFactory = metrics
         configuration.jsonLinesPath = path
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
-        try watchdog.start()
-        thread.run { stallForOutletTest() }
-        Thread.sleep(forTimeInterval: 0.12)
-        watchdog.stop()
+        let virtual = VirtualTimeWatchdog(configuration: configuration)
+        virtual.work(for: .milliseconds(250))
+        virtual.advanceTime(by: .milliseconds(100))
+        virtual.stop()
 
         let warnings = logs.entries.filter { $0.level == .warning }
         try #require(warnings.count == 1)
@@ -39,7 +33,7 @@ struct StallOutletTests {
             Issue.record("no probe.top metadata: \(warnings[0].metadata)")
             return
         }
-        #expect(top.contains { "\($0)".contains("stallForOutletTest") })
+        #expect(top.contains { "\($0)".contains("stackOfAVirtualStall") })
 
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         try #require(lines.count == 1)
@@ -49,15 +43,14 @@ struct StallOutletTests {
 
         // Counted by class and culprit (the innermost function of the test's own code), timed by class.
         let culprit = StallCulprits.shortName(groupKey: record.groupKey)
-        #expect(
-            culprit.contains("ForProbeTest(milliseconds:)") || culprit.contains("stallForOutletTest()"), "\(culprit)")
+        #expect(culprit.contains("stackOfAVirtualStall()"), "\(culprit)")
         let dimensions = [("watchdog", "outlets"), ("class", record.classification.rawValue)]
         #expect(try metrics.expectCounter("probe_stalls_total", dimensions + [("culprit", culprit)]).totalValue == 1)
         let timer = try metrics.expectTimer("probe_stall_duration_seconds", dimensions)
         #expect(timer.values.count == 1)
-        #expect((timer.values.first ?? 0) >= 150_000_000)
+        #expect(timer.values == [250_000_000])
         #expect(record.watchdog == "outlets")
-        #expect(record.topStack.contains { $0.symbol?.contains("stallForOutletTest") == true })
+        #expect(record.topStack.contains { $0.symbol?.contains("stackOfAVirtualStall") == true })
         #expect(
             record.topStack.allSatisfy { $0.module != nil },
             "\(record.topStack.map { "\($0.symbol ?? "?") \($0.module ?? "-") 0x\(String($0.address, radix: 16))" })")
@@ -91,8 +84,6 @@ struct StallOutletTests {
     /// Records the file no longer takes (its directory removed) are counted, in the watchdog and
     /// in `probe_stall_records_dropped_total`, and logged once; the other outlets still get them.
     @Test func recordsTheFileDoesNotTakeAreCountedAndLoggedOnce() throws {
-        let thread = WatchedThread()
-        defer { thread.finish() }
         let logs = InMemoryLogHandler()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-gone-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -104,16 +95,15 @@ struct StallOutletTests {
         configuration.logger = Logger(label: "probe-test", factory: { _ in logs })
         configuration.jsonLinesPath = directory + "/stalls.jsonl"
         configuration.onStall = { collector.add($0) }
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
-        try watchdog.start()
+        let virtual = VirtualTimeWatchdog(configuration: configuration)
         try FileManager.default.removeItem(atPath: directory)
-        thread.run { stallForOutletTest() }
-        Thread.sleep(forTimeInterval: 0.05)
-        thread.run { stallForOutletTest() }
-        Thread.sleep(forTimeInterval: 0.12)
-        watchdog.stop()
+        virtual.work(for: .milliseconds(250))
+        virtual.advanceTime(by: .milliseconds(50))
+        virtual.work(for: .milliseconds(250))
+        virtual.advanceTime(by: .milliseconds(100))
+        virtual.stop()
         #expect(collector.all.count == 2)
-        #expect(watchdog.unwrittenRecords == 2)
+        #expect(virtual.watchdog.unwrittenRecords == 2)
         #expect(try metrics.expectCounter("probe_stall_records_dropped_total", [("watchdog", "gone")]).totalValue == 2)
         let errors = logs.entries.filter { $0.level == .error }
         #expect(errors.count == 1, "\(errors.map(\.message))")
@@ -123,8 +113,6 @@ struct StallOutletTests {
     /// Each stall's profile lands in `pprofDirectory` as one whole `.pb` file (renamed into
     /// place, no temporary left), which the real `go tool pprof` reads with the stalled function.
     @Test func aStallsProfileIsWrittenWholeInThePprofDirectory() throws {
-        let thread = WatchedThread()
-        defer { thread.finish() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-pprof-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -134,17 +122,16 @@ struct StallOutletTests {
         configuration.metrics = false
         configuration.pprofDirectory = directory.path
         configuration.onStall = { collector.add($0) }
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
-        try watchdog.start()
-        thread.run { stallForOutletTest() }
-        Thread.sleep(forTimeInterval: 0.12)
-        watchdog.stop()
+        let virtual = VirtualTimeWatchdog(configuration: configuration)
+        virtual.work(for: .milliseconds(250))
+        virtual.advanceTime(by: .milliseconds(100))
+        virtual.stop()
 
         let record = try #require(collector.all.first)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         try #require(files.count == 1, "\(files)")
         #expect(files[0].hasPrefix("stall-pprof_out-") && files[0].hasSuffix("-\(getpid())-1.pb"), "\(files)")
-        #expect(watchdog.unwrittenRecords == 0)
+        #expect(virtual.watchdog.unwrittenRecords == 0)
 
         let go = try #require(
             ["/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"].first {
@@ -173,7 +160,7 @@ struct StallOutletTests {
         let samples = record.callTree?.count ?? 0
         #expect(samples > 0)
         #expect(top.contains("Total samples = \(samples)"), "\(top)")
-        #expect(top.contains("stallForOutletTest") || top.contains("spinForProbeTest"), "\(top)")
+        #expect(top.contains("stackOfAVirtualStall"), "\(top)")
     }
 
     /// A pinged target's lateness goes to `probe_loop_lag_seconds` at every ping, healthy or

@@ -1,0 +1,220 @@
+import Foundation
+import PerfReport
+import Testing
+
+@testable import Probe
+
+/// What the watchdog's loop decides — when a busy period is a stall, how long it lasted, when it
+/// is sampled, what a paused process or a suspended machine excuses, what is reported while a stall
+/// goes on and at stop — tested in virtual time (``VirtualTimeWatchdog``): exact, and without a
+/// sleep. What needs a real thread (signals, unwinding, pings through a real queue or pool) is in
+/// `WatchdogTests` and the other target suites.
+struct StallDetectionTests {
+    /// A 100 ms threshold, samples every 20 ms, stalls collected in order.
+    func watchdog(
+        threshold: Duration = .milliseconds(100), _ adjust: (inout WatchdogConfiguration) -> Void = { _ in }
+    ) -> (VirtualTimeWatchdog, StallCollector) {
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "virtual", threshold: threshold)
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        adjust(&configuration)
+        return (VirtualTimeWatchdog(configuration: configuration), collector)
+    }
+
+    @Test func aBusyPeriodOfThreeThresholdsIsOneStallWithItsExactDuration() throws {
+        let (virtual, collector) = watchdog()
+        virtual.advanceTime(by: .seconds(1))
+        virtual.work(for: .milliseconds(300))
+        #expect(collector.all.isEmpty, "reported at its end, not before")
+        virtual.advanceTime(by: .milliseconds(100))
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].durationNanoseconds == 300e6)
+        #expect(!stalls[0].ongoing)
+        #expect(stalls[0].thresholdNanoseconds == 100e6)
+        #expect(stalls[0].classification == .cpuBound)
+        #expect(stalls[0].start == virtual.clock.date().addingTimeInterval(-0.4))
+        // Sampled from the first look that found it (the resting clock's, up to one threshold after
+        // it began) to its end: the second sample half an interval after the first, then every 20 ms.
+        #expect(stalls[0].sampleCount >= 10)
+        #expect(stalls[0].sampledNanoseconds == 10e6 + Double(stalls[0].sampleCount - 2) * 20e6)
+        #expect(stalls[0].topStack.contains { $0.symbol?.contains("stackOfAVirtualStall") == true })
+        #expect(virtual.watchdog.statistics.stalls == 1)
+        #expect(virtual.watchdog.recentStalls == stalls)
+    }
+
+    @Test func busyPeriodsShorterThanTheThresholdAreNeverStallsHoweverMany() {
+        let (virtual, collector) = watchdog()
+        for _ in 0..<1000 {
+            virtual.work(for: .milliseconds(90))
+            virtual.advanceTime(by: .milliseconds(5))
+        }
+        virtual.advanceTime(by: .seconds(10))  // a long idle wait is no stall either
+        virtual.stop()
+        #expect(collector.all.isEmpty)
+        #expect(virtual.reader.samplesTaken > 0, "sampled from half the threshold, then let go")
+    }
+
+    /// A busy period is a stall when a look sees it at the threshold. An idle watchdog's resting
+    /// clock looks every threshold (100 ms here, from the start): a busy period from 0 to 99 ms is
+    /// over before the look at 100; one from 100 to 201 ms is seen at 200, 100 ms old.
+    @Test func aStallIsConfirmedByALookAtOrPastTheThreshold() throws {
+        let (virtual, collector) = watchdog()
+        virtual.work(for: .milliseconds(99))
+        virtual.advanceTime(by: .milliseconds(1))
+        #expect(collector.all.isEmpty)
+        virtual.work(for: .milliseconds(101))
+        virtual.advanceTime(by: .milliseconds(200))
+        try #require(collector.all.count == 1)
+        #expect(collector.all[0].durationNanoseconds == 101e6)
+    }
+
+    @Test func aStallGoingOnAtStopIsReportedOnceAsOngoing() throws {
+        let (virtual, collector) = watchdog()
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(250))
+        virtual.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].ongoing)
+        #expect(stalls[0].durationNanoseconds == 250e6)
+        virtual.stop()
+        #expect(collector.all.count == 1)
+    }
+
+    /// With `reportOngoingAfter`, a long stall is reported early as ongoing and again at its end
+    /// with its whole duration and the same start; counted once, kept once.
+    @Test func aStallReportedEarlyIsReportedAgainAtItsEndAndCountedOnce() throws {
+        let (virtual, collector) = watchdog { $0.reportOngoingAfter = .milliseconds(200) }
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(199))
+        #expect(collector.all.isEmpty)
+        virtual.advanceTime(by: .milliseconds(20))
+        try #require(collector.all.count == 1)
+        #expect(collector.all[0].ongoing)
+        // At the first look past 200 ms.
+        #expect(collector.all[0].durationNanoseconds >= 200e6 && collector.all[0].durationNanoseconds < 220e6)
+        virtual.advanceTime(by: .milliseconds(381))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        let stalls = collector.all
+        try #require(stalls.count == 2)
+        #expect(!stalls[1].ongoing)
+        #expect(stalls[1].durationNanoseconds == 600e6)
+        #expect(stalls[0].start == stalls[1].start)
+        #expect(virtual.watchdog.statistics.stalls == 1)
+        #expect(virtual.watchdog.recentStalls.count == 1 && virtual.watchdog.recentStalls.first?.ongoing == false)
+    }
+
+    /// A busy period that spans a pause of the whole process (SIGSTOP) is not the target's fault:
+    /// the paused time is excused, and the busy period is counted as a pause ignored.
+    @Test func aPausedProcessIsNoStall() {
+        let (virtual, collector) = watchdog()
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(40))
+        virtual.pauseProcess(for: .seconds(1))
+        virtual.advanceTime(by: .milliseconds(40))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        virtual.stop()
+        #expect(collector.all.isEmpty)
+        #expect(virtual.watchdog.statistics.pausesIgnored == 1)
+    }
+
+    /// A machine suspended during a busy period (CLOCK_BOOTTIME runs ahead of CLOCK_MONOTONIC): the
+    /// suspended time is excused too.
+    @Test func aSuspendedMachineIsNoStall() {
+        let (virtual, collector) = watchdog()
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(60))
+        virtual.suspendMachine(for: .seconds(30))
+        virtual.advanceTime(by: .milliseconds(60))  // the resting clock's look at 100 ms sees it
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        #expect(collector.all.isEmpty)
+        #expect(virtual.watchdog.statistics.pausesIgnored == 1)
+    }
+
+    /// A real stall with a pause inside keeps the time it really stalled, the pause taken out.
+    @Test func aStallWithAPauseInsideLastsWithoutThePause() throws {
+        let (virtual, collector) = watchdog()
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(150))
+        virtual.pauseProcess(for: .seconds(2))
+        virtual.advanceTime(by: .milliseconds(150))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        // The pause ran from the last look before it (at 150 ms) to the late look after it.
+        #expect(abs(stalls[0].durationNanoseconds - 300e6) <= 20e6, "\(stalls[0].durationNanoseconds)")
+        #expect(virtual.watchdog.statistics.pausesIgnored == 0)
+    }
+
+    /// A late look shorter than the pause tolerance (half the threshold, at least 50 ms) is no
+    /// pause: a stall seen late is still a stall.
+    @Test func aLookLateByLessThanThePauseToleranceExcusesNothing() throws {
+        let (virtual, collector) = watchdog()
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(80))
+        virtual.pauseProcess(for: .milliseconds(45))
+        virtual.advanceTime(by: .milliseconds(55))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        try #require(collector.all.count == 1)
+        #expect(collector.all[0].durationNanoseconds == 180e6)
+    }
+
+    /// While nothing is going on the loop rests and the resting clock looks, seldom (see
+    /// `RestingLookSchedule`); a stall starting then is still caught, and timed from its start.
+    @Test func aStallAfterALongRestIsCaughtByTheRestingClock() throws {
+        let (virtual, collector) = watchdog()
+        virtual.advanceTime(by: .seconds(60))
+        let restingLooks = virtual.restingLooks
+        #expect(restingLooks > 0)
+        #expect(virtual.looks < restingLooks, "at rest the loop's own thread does not look")
+        virtual.work(for: .milliseconds(400))
+        virtual.advanceTime(by: .seconds(1))
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].durationNanoseconds == 400e6)
+        #expect(stalls[0].sampleCount > 0)
+    }
+
+    /// Sampling stops at `maxSamplesPerStall`; the stall is still timed to its end.
+    @Test func samplesStopAtTheLimitAndTheStallIsStillTimed() throws {
+        let (virtual, collector) = watchdog { $0.maxSamplesPerStall = 5 }
+        virtual.work(for: .seconds(3))
+        virtual.advanceTime(by: .milliseconds(100))
+        try #require(collector.all.count == 1)
+        #expect(collector.all[0].sampleCount == 5)
+        #expect(collector.all[0].durationNanoseconds == 3e9)
+        #expect(virtual.reader.samplesTaken == 5)
+    }
+
+    /// A thread asleep in a system call for most samples is blocked, waiting in that call.
+    @Test func aThreadAsleepIsBlockedAndSaysWhere() throws {
+        let (virtual, collector) = watchdog()
+        virtual.reader.state = "S"
+        virtual.reader.waitingIn = "futex"
+        virtual.work(for: .milliseconds(300))
+        virtual.advanceTime(by: .milliseconds(100))
+        try #require(collector.all.count == 1)
+        #expect(collector.all[0].classification == .blocked)
+        #expect(collector.all[0].waitingIn == "futex")
+    }
+
+    /// Samples nobody answers (the thread blocks the signal) are counted as such; no call tree.
+    @Test func unansweredSamplesLeaveStatesButNoStacks() throws {
+        let (virtual, collector) = watchdog()
+        virtual.reader.answers = false
+        virtual.work(for: .milliseconds(300))
+        virtual.advanceTime(by: .milliseconds(100))
+        let stall = try #require(collector.all.first)
+        #expect(stall.sampleCount > 0)
+        #expect(stall.unansweredSamples == stall.sampleCount)
+        #expect(stall.callTree == nil)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Synchronization
+
+@testable import Probe
+
+/// A watchdog's loop run in virtual time, as swift-nio's `EmbeddedEventLoop` runs an event loop:
+/// no thread of its own, no sleeps. `advanceTime(by:)` makes every look the loop's thread (or,
+/// while nothing is going on, the resting clock) would have made up to then, in order, at the
+/// times it would have made them. The watched thread is a ``Heartbeat`` set busy and idle at
+/// virtual times; its samples come from a ``ScriptedThreadReader``.
+final class VirtualTimeWatchdog {
+    let clock = VirtualWatchdogClock()
+    let reader: ScriptedThreadReader
+    let heartbeat = Heartbeat.currentThread()
+    let watchdog: Watchdog
+    private let loop: WatchdogLoop
+    /// When the resting clock looks next while the loop rests (nil while it does not), and when its
+    /// wait for that look began.
+    private var restingLookAt: UInt64?
+    private var restingWaitSince: UInt64 = 0
+    /// The resting clock's own view of pauses, between its looks.
+    private var restingPauses: PauseDetector
+    /// Looks made so far, by the loop's thread and by the resting clock.
+    private(set) var looks = 0
+    private(set) var restingLooks = 0
+
+    init(configuration: WatchdogConfiguration) {
+        reader = ScriptedThreadReader(clock: clock)
+        watchdog = Watchdog(watching: .heartbeat(heartbeat), configuration: configuration)
+        loop = WatchdogLoop(
+            watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock, reader: reader)
+        loop.begin()
+        restingPauses = PauseDetector(monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds())
+    }
+
+    /// The virtual CLOCK_MONOTONIC now.
+    var now: UInt64 { clock.monotonicNanoseconds() }
+
+    /// The watched thread starts working now.
+    func busy() { heartbeat.busy(at: now) }
+
+    /// The watched thread waits for work from now.
+    func idle() { heartbeat.idle(at: now) }
+
+    /// Busy for `duration`, then idle.
+    func work(for duration: Duration) {
+        busy()
+        advanceTime(by: duration)
+        idle()
+    }
+
+    /// Moves time on by `duration`, making every look due meanwhile.
+    func advanceTime(by duration: Duration) {
+        let target = now + duration.nanoseconds
+        var steps = 0
+        while true {
+            steps += 1
+            precondition(steps < 1_000_000, "the loop does not move on in virtual time")
+            if loop.isResting {
+                if restingLookAt == nil {
+                    // The loop parks now: the resting clock starts its wait (and its view of pauses).
+                    restingPauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
+                    restingWaitSince = now
+                }
+                let look = restingLookAt ?? now + loop.restingTick(now: now)
+                guard look <= target else {
+                    restingLookAt = look
+                    break
+                }
+                clock.set(max(look, now))
+                restingLooks += 1
+                let pause = restingPauses.look(
+                    monotonic: now, boot: clock.bootTimeNanoseconds(), due: look, since: restingWaitSince)
+                if loop.needsItsThread(now: now, pause: pause) {
+                    restingLookAt = nil
+                    looks += 1
+                    loop.resumeFromRest()
+                } else {
+                    restingWaitSince = now
+                    restingLookAt = now + loop.restingTick(now: now)
+                }
+            } else {
+                restingLookAt = nil
+                let wake = loop.nextWake
+                guard wake <= target else { break }
+                // A wake-up already past (the process was paused) is made at once, late.
+                clock.set(max(wake, now))
+                looks += 1
+                loop.look(scheduledFor: wake)
+            }
+        }
+        clock.set(target)
+    }
+
+    /// The whole process is stopped for `duration` (SIGSTOP, a debugger): both clocks move on and
+    /// no look is made meanwhile; the next one is late.
+    func pauseProcess(for duration: Duration) {
+        clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds)
+    }
+
+    /// The machine is suspended for `duration`: CLOCK_BOOTTIME and the wall clock move on,
+    /// CLOCK_MONOTONIC does not.
+    func suspendMachine(for duration: Duration) {
+        clock.advance(monotonic: 0, boot: duration.nanoseconds)
+    }
+
+    /// `Watchdog.stop()`'s last look: a stall going on is reported as ongoing.
+    func stop() { loop.end() }
+}
+
+/// Clocks that move only when told: CLOCK_MONOTONIC from an arbitrary non-zero start, CLOCK_BOOTTIME
+/// ahead of it by the time the machine was "suspended", the wall clock following CLOCK_BOOTTIME.
+final class VirtualWatchdogClock: WatchdogClock {
+    private struct Now {
+        var monotonic: UInt64 = 1_000_000_000_000
+        var boot: UInt64 = 1_005_000_000_000
+    }
+    private let state = Mutex(Now())
+    private let origin = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func monotonicNanoseconds() -> UInt64 { state.withLock { $0.monotonic } }
+    func bootTimeNanoseconds() -> UInt64 { state.withLock { $0.boot } }
+    func date() -> Date { origin.addingTimeInterval(Double(bootTimeNanoseconds()) / 1e9) }
+
+    /// Sets CLOCK_MONOTONIC (never backwards), CLOCK_BOOTTIME moving with it.
+    func set(_ monotonic: UInt64) {
+        state.withLock {
+            precondition(monotonic >= $0.monotonic, "virtual time does not go back")
+            $0.boot += monotonic - $0.monotonic
+            $0.monotonic = monotonic
+        }
+    }
+
+    func advance(monotonic: UInt64, boot: UInt64) {
+        state.withLock {
+            $0.monotonic += monotonic
+            $0.boot += boot
+        }
+    }
+}
+
+/// The stalled thread as a script: every sample sees `stack` in `state` (R: running; S: asleep in
+/// `waitingIn`), and the thread's CPU time grows with virtual time while it runs.
+final class ScriptedThreadReader: StalledThreadReader {
+    private let clock: VirtualWatchdogClock
+    /// Program counters, innermost first: by default a real stack of this test binary
+    /// (``stackOfAVirtualStall()``), so that symbolication and culprits work on it.
+    var stack: [UInt] = stackOfAVirtualStall()
+    var state = "R"
+    var waitingIn: String?
+    /// Samples that get no answer (a thread blocking the signal).
+    var answers = true
+    private var cpu: Int64 = 0
+    private var cpuReadAt: UInt64?
+    private(set) var samplesTaken = 0
+
+    init(clock: VirtualWatchdogClock) { self.clock = clock }
+
+    func cpuNanoseconds(of tid: Int32) -> Int64? {
+        let now = clock.monotonicNanoseconds()
+        if let last = cpuReadAt, state == "R" { cpu += Int64(now - last) }
+        cpuReadAt = now
+        return cpu
+    }
+
+    func sample(_ tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
+        samplesTaken += 1
+        samples.add(
+            answers ? (state == "R" ? .stack(stack) : .syscall(waitingIn ?? "nanosleep")) : nil, state: state,
+            waitingIn: state == "R" ? nil : waitingIn, at: now)
+    }
+}
+
+/// Return addresses of this test binary, innermost first, for the scripted samples: the stack as
+/// captured here, from this function out (the capture's own frames left out, so that this function
+/// is the culprit a stall is counted under).
+@inline(never)
+func stackOfAVirtualStall() -> [UInt] {
+    let stack = captureCurrentStack()
+    let frames = Symbolicator.shared.symbolicate(stack: stack)
+    let own = frames.firstIndex { $0.symbol?.contains("stackOfAVirtualStall") == true } ?? 0
+    return Array(stack[own...])
+}
