@@ -17,6 +17,14 @@
 //    unwound once, when the thread was attached, and are appended when the walk reaches them.
 // Every read stays inside the thread's stack bounds, taken when it was attached; frame records
 // must move strictly outwards. A thread never attached is unwound with libunwind alone.
+
+// Registers (rip, rsp, rbp through REG_RIP…), prologue bytes and call encodings are x86-64's:
+// elsewhere this file would fail on missing registers, far from the reason. No fallback yet
+// (aarch64 keeps frame records too, but its registers, prologues and libunwind context differ).
+#if !(defined(__linux__) && defined(__x86_64__))
+#error "Probe's sampler unwinds x86-64 Linux stacks only (see Sources/Probe/README.md); other targets are not supported yet"
+#endif
+
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "FramePointerUnwind.h"

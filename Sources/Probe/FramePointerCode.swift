@@ -10,9 +10,9 @@ import Foundation
 /// function), glibc and most C libraries built with `-fomit-frame-pointer` do not. Modules are
 /// classified once per process, when the first sampler or watchdog starts; code loaded later is
 /// unwound with libunwind, which is slower but never wrong.
-public enum FramePointerCode {
+enum FramePointerCode {
     /// One module's verdict, for diagnostics (`modules`).
-    public struct Module: Sendable, CustomStringConvertible {
+    struct Module: Sendable, CustomStringConvertible {
         public var path: String
         /// Functions whose first bytes were read, and how many of them set up a frame record.
         public var sampled: Int
@@ -32,7 +32,7 @@ public enum FramePointerCode {
     /// Classifies the loaded modules and publishes their executable ranges; later calls return
     /// the first result. Reading a large executable's symbols takes a few hundred milliseconds.
     @discardableResult
-    public static func publish() -> [Module] { published }
+    static func publish() -> [Module] { published }
 
     /// Publishes on a thread of its own, so a watchdog starts watching at once; until then its
     /// samples are unwound with libunwind.

@@ -12,7 +12,7 @@ import CProbe
 
 /// The calling thread's stack as program counters, innermost first (libunwind, no signal).
 /// Feed it to ``Symbolicator/symbolicate(stack:)``.
-public func captureCurrentStack(maxDepth: Int = Int(CPROBE_MAX_FRAMES)) -> [UInt] {
+@_spi(Benchmarks) public func captureCurrentStack(maxDepth: Int = Int(CPROBE_MAX_FRAMES)) -> [UInt] {
     [UInt](unsafeUninitializedCapacity: max(1, maxDepth)) { buffer, count in
         count = Int(cprobe_unwind_self(buffer.baseAddress, Int32(buffer.count)))
         count = min(count, buffer.count)

@@ -6,7 +6,7 @@ import CProbe
 /// The thread must have unblocked the signal and should have been prepared
 /// (``Heartbeat/currentThread(signal:)`` does both for the calling thread): unprepared threads
 /// are unwound with libunwind alone.
-public final class StackSampler {
+@_spi(Benchmarks) public final class StackSampler {
     /// How the handler unwinds the interrupted thread.
     public enum UnwindMethod: Sendable {
         /// Frame records, with libunwind only where they do not hold (code without frame

@@ -12,16 +12,17 @@ import Foundation
 /// A mark is one `clock_gettime(CLOCK_BOOTTIME)` and an atomic slot in a preallocated C table: no
 /// allocation, no lock. A C constructor adds a "runtime-init" mark before `main`, so the time the
 /// loader and runtime take is counted. When `PERFKIT_STARTUP_FILE` names a file (as
-/// `perfkit startup` does), every mark is appended to it at exit as `<boottime-ns> <name>` lines.
+/// `perfkit startup` does), every mark is appended to it at exit as `<boottime-ns> <name>` lines
+/// (the exit hook is registered at the first mark: a process that never marks gets none).
 ///
 /// Time zero, best first: `PERFKIT_STARTUP_T0` (a CLOCK_BOOTTIME timestamp in ns the launcher
 /// took just before it started the process), else the kernel's process start time from
 /// `/proc/self/stat` field 22, which has only clock-tick (10 ms) resolution.
 public enum Startup {
     /// The environment variable a launcher sets to its CLOCK_BOOTTIME timestamp (ns).
-    public static let timeZeroVariable = "PERFKIT_STARTUP_T0"
+    @_spi(Tooling) public static let timeZeroVariable = "PERFKIT_STARTUP_T0"
     /// The environment variable naming the file marks are written to at exit.
-    public static let fileVariable = "PERFKIT_STARTUP_FILE"
+    @_spi(Tooling) public static let fileVariable = "PERFKIT_STARTUP_FILE"
 
     /// Records that the phase `name` is done. At most 256 marks are kept.
     @inline(__always)
@@ -71,7 +72,7 @@ public enum Startup {
     }
 
     /// Time zero (CLOCK_BOOTTIME ns) and its source: "launcher" or "proc-stat".
-    public static func timeZero() -> (UInt64, String) {
+    static func timeZero() -> (UInt64, String) {
         if let text = ProcessInfo.processInfo.environment[timeZeroVariable], let value = UInt64(text) {
             return (value, "launcher")
         }
@@ -81,7 +82,7 @@ public enum Startup {
 
     /// The kernel's start time of `pid` (field 22 of `/proc/<pid>/stat`, in clock ticks since boot)
     /// as CLOCK_BOOTTIME ns. Resolution: one tick (10 ms at the usual 100 Hz).
-    public static func processStartBoottime(pid: Int32) -> UInt64? {
+    static func processStartBoottime(pid: Int32) -> UInt64? {
         guard let text = ThreadInfo.read("/proc/\(pid)/stat"),
             let close = text.lastIndex(of: ")")
         else { return nil }

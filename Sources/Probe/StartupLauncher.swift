@@ -5,7 +5,7 @@ import Foundation
 /// `PERFKIT_STARTUP_T0` (CLOCK_BOOTTIME just before the spawn) and `PERFKIT_STARTUP_FILE`, waits
 /// for it with `wait4` (its own major page faults), and reads the marks the program's Probe
 /// library wrote at exit.
-public struct StartupLauncher: Sendable {
+@_spi(Tooling) public struct StartupLauncher: Sendable {
     /// One launch.
     public struct Launch: Sendable, Equatable {
         /// Marks in the order the program made them, in ns after time zero.

@@ -160,7 +160,7 @@ public final class Symbolicator: Sendable {
 
 /// Demangles Swift symbol names with the Swift runtime's own demangler (`swift_demangle`);
 /// other names (C, or C++ mangled) are returned as they are.
-public enum Demangler {
+@_spi(Tooling) public enum Demangler {
     public static func demangle(_ name: String) -> String {
         guard name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") else {
             return name

@@ -1,3 +1,10 @@
+// The syscall numbers read from /proc below are x86-64's, and the C sampler reads x86-64 registers
+// (FramePointerUnwind.c has the same guard): another architecture is refused at compile time rather
+// than built to misread threads.
+#if !(os(Linux) && arch(x86_64))
+    #error("Probe supports Linux on x86-64 only (see Sources/Probe/README.md)")
+#endif
+
 import CProbe
 import Foundation
 

@@ -128,7 +128,7 @@ public final class Watchdog: Sendable {
     }
 
     /// True while Probe's sampling handler is installed for `signal` (by any watchdog).
-    public static func isHandlerInstalled(signal: Int32) -> Bool { cprobe_handler_installed(signal) != 0 }
+    static func isHandlerInstalled(signal: Int32) -> Bool { cprobe_handler_installed(signal) != 0 }
 
     public var isRunning: Bool { running.withLock { $0 != nil } }
 

@@ -13,7 +13,7 @@
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
 import Foundation
-import Probe
+@_spi(Benchmarks) import Probe
 import Synchronization
 
 @inline(never)

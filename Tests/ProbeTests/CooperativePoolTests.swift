@@ -3,7 +3,7 @@ import PerfReport
 import Synchronization
 import Testing
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 /// Starvation of Swift concurrency's cooperative pool. The scenarios run in `probe-test-helper`,
 /// a process of its own, because in this one other tests occupy pool threads at random.

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 /// The interrupted frame decided from its function's first bytes (`cprobe_frame_from_code`) must
 /// say what libunwind says from the DWARF unwind tables, wherever it gives an answer.

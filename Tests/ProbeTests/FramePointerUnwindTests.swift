@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 /// A thread that reaches a stack of known shape and spins there until told to stop, so that
 /// samples taken one after another see the same frames.

@@ -5,7 +5,7 @@ import MetricsTestKit
 import PerfReport
 import Testing
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 @Suite(.serialized)
 struct StallOutletTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Probe
+@testable @_spi(Tooling) import Probe
 
 struct StartupTests {
     @Test func phasesOfALaunchedProgramComeBackInOrderWithPlausibleTimes() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import Probe
+@_spi(Benchmarks) import Probe
 import Synchronization
 
 /// An executor that owns one thread, like a SwiftNIO event loop: `execute` queues a closure for

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 /// A watchdog's loop run in virtual time, as swift-nio's `EmbeddedEventLoop` runs an event loop:
 /// no thread of its own, no sleeps. `advanceTime(by:)` makes every look the loop's thread (or,

@@ -4,7 +4,7 @@ import PerfReport
 import Synchronization
 import Testing
 
-@testable import Probe
+@testable @_spi(Benchmarks) import Probe
 
 typealias PerfReportStall = StallRecord
 

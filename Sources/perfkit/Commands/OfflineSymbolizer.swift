@@ -1,7 +1,7 @@
 import PerfkitMain
 import Foundation
 import Harness
-import Probe
+@_spi(Tooling) import Probe
 
 /// Resolves module-relative (link-time) addresses to function, file and line by running
 /// `llvm-symbolizer` (the Swift toolchain ships one) or, failing that, binutils' `addr2line`.

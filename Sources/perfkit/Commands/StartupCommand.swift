@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import Harness
 import PerfReport
-import Probe
+@_spi(Tooling) import Probe
 import Synchronization
 
 #if canImport(Glibc)
