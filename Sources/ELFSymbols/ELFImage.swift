@@ -29,10 +29,23 @@ public struct ELFImage: Sendable {
     }
 
     /// Why a file could not be read as ELF; `description` is one line naming the file.
-    public struct ReadError: Error, CustomStringConvertible, Sendable {
+    /// Why an image could not be read: a kind to switch on, the file and the one-line problem.
+    public struct ReadError: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// The file cannot be opened or is not a regular file.
+            case unreadable
+            /// Not an ELF file, or one this reader does not take (truncated, another class or byte
+            /// order, sections out of bounds).
+            case malformed
+            /// An ELF file without the symbol table asked for (a stripped binary).
+            case noSymbolTable
+        }
+
+        public var kind: Kind
         public var path: String
         public var problem: String
-        public init(path: String, problem: String) {
+        public init(_ kind: Kind, path: String, problem: String) {
+            self.kind = kind
             self.path = path
             self.problem = problem
         }

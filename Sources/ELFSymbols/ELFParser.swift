@@ -36,7 +36,9 @@ struct ELFParser {
     let source: ELFSource
     let path: String
 
-    private func failure(_ problem: String) -> ELFImage.ReadError { ELFImage.ReadError(path: path, problem: problem) }
+    private func failure(_ problem: String) -> ELFImage.ReadError {
+        ELFImage.ReadError(.malformed, path: path, problem: problem)
+    }
 
     /// Reads `count` bytes at `offset` and hands them to `body`; nil when the file is shorter.
     private func withFields<T>(at offset: UInt64, count: Int, _ body: (Fields) throws -> T) rethrows -> T? {

@@ -25,13 +25,13 @@ final class ELFSource: Sendable {
     init(path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw ELFImage.ReadError(path: path, problem: "cannot read (\(Self.errorText()))")
+            throw ELFImage.ReadError(.unreadable, path: path, problem: "cannot read (\(Self.errorText()))")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             let problem = status.st_mode & S_IFMT == S_IFDIR ? "is a directory" : "not a regular file"
             close(descriptor)
-            throw ELFImage.ReadError(path: path, problem: "cannot read (\(problem))")
+            throw ELFImage.ReadError(.unreadable, path: path, problem: "cannot read (\(problem))")
         }
         self.storage = .file(descriptor: descriptor)
         self.size = UInt64(status.st_size)

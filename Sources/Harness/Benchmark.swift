@@ -17,6 +17,10 @@ public struct Benchmark: Sendable {
     public let scheduling: Scheduling
     let throughputForParameter: @Sendable (Int?) -> Throughput?
     let makeInstance: @Sendable (Int?) throws -> any BenchmarkInstance
+    /// Why the path given is not a benchmark id (`suite/group/case`, no part empty), or nil. Not a
+    /// trap in the initialiser: the suites handed to `PerfkitMain` are checked, and a malformed id
+    /// is a one-line error there, as a duplicate one is.
+    package let pathProblem: String?
 
     /// The general form: `instantiate` does the setup for one parameter value and returns the
     /// object that runs the timed iterations.
@@ -29,12 +33,14 @@ public struct Benchmark: Sendable {
         instantiate: @escaping @Sendable (Int?) throws -> any BenchmarkInstance
     ) {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        precondition(
-            parts.count == 3 && !parts.contains(where: \.isEmpty),
-            "benchmark path must be suite/group/case, got \(path)")
+        if parts.count == 3 && !parts.contains(where: \.isEmpty) {
+            pathProblem = nil
+        } else {
+            pathProblem = "\"\(path)\" is not a benchmark id: it must be suite/group/case, with no part empty"
+        }
         self.suite = parts[0]
-        self.group = parts[1]
-        self.name = parts[2]
+        self.group = parts.count > 1 ? parts[1] : ""
+        self.name = parts.count > 2 ? parts[2...].joined(separator: "/") : ""
         self.parameters = parameters
         self.thresholdPercent = thresholdPercent
         self.scheduling = scheduling

@@ -3,8 +3,24 @@ import Foundation
 /// Finding and running the command-line tools whose output perfkit reads (llvm-objdump,
 /// llvm-symbolizer, valgrind, git, …): one place for the search order and for capturing output.
 public enum ExternalTool {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    /// Why a tool gave no output: a kind to switch on (with the signal or the exit status) and the
+    /// one-line message naming the tool.
+    public struct Failure: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// It could not be started (no such file, not executable, no pipe); `errorNumber` says why.
+            case cannotStart
+            /// Waiting for it failed; `errorNumber` says why.
+            case waitFailed
+            /// It was killed by this signal.
+            case killed(signal: Int32)
+            /// It exited with this non-zero status.
+            case failed(status: Int32)
+        }
+
+        public var kind: Kind
+        public var message: String
+        public var errorNumber: Int32?
+        public var description: String { message }
     }
 
     /// An executable `name` on PATH.
@@ -37,7 +53,10 @@ public enum ExternalTool {
     public static func output(of executable: String, _ arguments: [String]) throws -> Data {
         var pipe: [Int32] = [-1, -1]
         guard Glibc.pipe(&pipe) == 0 else {
-            throw Failure(description: "\(executable): cannot run: pipe: \(String(cString: strerror(errno)))")
+            let error = errno
+            throw Failure(
+                kind: .cannotStart, message: "\(executable): cannot run: pipe: \(String(cString: strerror(error)))",
+                errorNumber: error)
         }
         // Not inherited by children other threads spawn; the dup2 below gives the child its own copy.
         for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -71,7 +90,9 @@ public enum ExternalTool {
         close(pipe[1])
         guard spawnError == 0 else {
             close(pipe[0])
-            throw Failure(description: "\(executable): cannot run: \(String(cString: strerror(spawnError)))")
+            throw Failure(
+                kind: .cannotStart, message: "\(executable): cannot run: \(String(cString: strerror(spawnError)))",
+                errorNumber: spawnError)
         }
 
         var data = Data()
@@ -89,15 +110,19 @@ public enum ExternalTool {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else {
-                throw Failure(description: "\(executable): wait failed: \(String(cString: strerror(errno)))")
+                let error = errno
+                throw Failure(
+                    kind: .waitFailed, message: "\(executable): wait failed: \(String(cString: strerror(error)))",
+                    errorNumber: error)
             }
         }
         if status & 0x7F != 0 {
-            throw Failure(description: "\(executable) was killed by signal \(status & 0x7F)")
+            throw Failure(
+                kind: .killed(signal: status & 0x7F), message: "\(executable) was killed by signal \(status & 0x7F)")
         }
         let exitStatus = (status >> 8) & 0xFF
         guard exitStatus == 0 else {
-            throw Failure(description: "\(executable) exited with status \(exitStatus)")
+            throw Failure(kind: .failed(status: exitStatus), message: "\(executable) exited with status \(exitStatus)")
         }
         return data
     }

@@ -3,10 +3,35 @@ import Foundation
 /// Reading and writing reports: sorted keys, ISO-8601 dates, atomic writes, and errors that name
 /// the file and the problem in one line.
 public enum ReportCoding {
+    /// Why a report could not be loaded: a kind to switch on, the file, the one-line problem, and
+    /// the decoding error behind a schema mismatch.
     public struct LoadError: Error, CustomStringConvertible {
+        public enum Kind: Sendable, Equatable {
+            /// The file cannot be read (missing, a directory, no permission).
+            case unreadable
+            /// Not JSON at all.
+            case notJSON
+            /// JSON, but not a perfkit report (no object, no schema version).
+            case notAReport
+            /// A report of another schema version.
+            case unsupportedVersion(Int)
+            /// A report of this version whose content does not match the schema.
+            case schemaMismatch
+        }
+
+        public var kind: Kind
         public var path: String
         public var problem: String
+        /// The underlying error (the decoder's, for `schemaMismatch` and `notJSON`).
+        public var cause: (any Error)?
         public var description: String { "\(path): \(problem)" }
+
+        init(_ kind: Kind, path: String, problem: String, cause: (any Error)? = nil) {
+            self.kind = kind
+            self.path = path
+            self.problem = problem
+            self.cause = cause
+        }
     }
 
     static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -57,7 +82,7 @@ public enum ReportCoding {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw LoadError(path: path, problem: "cannot read: \(readProblem(path))")
+            throw LoadError(.unreadable, path: path, problem: "cannot read: \(readProblem(path))", cause: error)
         }
         return try decode(data, path: path)
     }
@@ -67,24 +92,28 @@ public enum ReportCoding {
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw LoadError(path: path, problem: "not valid JSON: \(jsonPosition(of: error, in: data))")
+            throw LoadError(
+                .notJSON, path: path, problem: "not valid JSON: \(jsonPosition(of: error, in: data))", cause: error)
         }
         guard let dictionary = object as? [String: Any] else {
-            throw LoadError(path: path, problem: "not a perfkit report: the top level is not a JSON object")
+            throw LoadError(
+                .notAReport, path: path, problem: "not a perfkit report: the top level is not a JSON object")
         }
         guard let version = dictionary["schemaVersion"] as? Int else {
-            throw LoadError(path: path, problem: "not a perfkit report: no integer \"schemaVersion\"")
+            throw LoadError(.notAReport, path: path, problem: "not a perfkit report: no integer \"schemaVersion\"")
         }
         guard version == Report.currentSchemaVersion else {
             throw LoadError(
-                path: path,
+                .unsupportedVersion(version), path: path,
                 problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))"
             )
         }
         do {
             return try decoder().decode(Report.self, from: data)
         } catch let error as DecodingError {
-            throw LoadError(path: path, problem: "does not match the report schema: \(describe(error))")
+            throw LoadError(
+                .schemaMismatch, path: path, problem: "does not match the report schema: \(describe(error))",
+                cause: error)
         }
     }
 

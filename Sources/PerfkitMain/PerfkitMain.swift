@@ -54,11 +54,15 @@ enum RegisteredSuites {
     /// What `baseline update` measures by default; set with ``all``.
     nonisolated(unsafe) static var baselineFilter = "."
 
-    /// `suites`, or an error when there is nothing to run or two benchmarks share an id (their
-    /// results could not be told apart in a report, a baseline or a comparison).
+    /// `suites`, or an error when there is nothing to run, a benchmark's id is malformed, or two
+    /// benchmarks share an id (their results could not be told apart in a report, a baseline or a
+    /// comparison).
     static func checked(_ suites: [BenchmarkSuite]) throws -> [BenchmarkSuite] {
         guard suites.contains(where: { !$0.benchmarks.isEmpty }) else {
             throw PerfkitError("no benchmarks: the executable handed perfkit no suite with a benchmark in it")
+        }
+        if let problem = suites.lazy.flatMap(\.benchmarks).compactMap(\.pathProblem).first {
+            throw PerfkitError(problem)
         }
         var seen = Set<String>()
         var duplicates: [String] = []

@@ -1,4 +1,5 @@
 import CProbe
+import Foundation
 
 /// Takes single stack samples of other threads of this process, the way a ``Watchdog`` does:
 /// a real-time signal to the thread, an unwind in the C handler, a wait with a timeout.
@@ -45,12 +46,15 @@ import CProbe
         FramePointerCode.publish()
         let error = cprobe_install_handler(signal)
         guard error == 0 else {
-            throw Watchdog.StartError(description: "cannot install the handler for signal \(signal)")
+            throw Watchdog.StartError(
+                .signalUnavailable,
+                "cannot install the handler for signal \(signal): \(String(cString: strerror(error)))",
+                errorNumber: error)
         }
         slot = cprobe_slot_acquire()
         guard slot >= 0 else {
             cprobe_uninstall_handler(signal)
-            throw Watchdog.StartError(description: "too many samplers at once (at most \(CPROBE_MAX_SLOTS))")
+            throw Watchdog.StartError(.tooManyWatchdogs, "too many samplers at once (at most \(CPROBE_MAX_SLOTS))")
         }
     }
 

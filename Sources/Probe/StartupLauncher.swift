@@ -17,8 +17,27 @@ import Foundation
         public var majorPageFaults: Int
     }
 
-    public struct LaunchError: Error, CustomStringConvertible {
-        public var description: String
+    /// Why a launch did not happen: a kind to switch on, the one-line message naming the program,
+    /// and the errno behind it where there is one.
+    public struct LaunchError: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            case noCommand
+            case notExecutable
+            case notFound
+            case cannotStart
+            case waitFailed
+        }
+
+        public var kind: Kind
+        public var message: String
+        public var errorNumber: Int32?
+        public var description: String { message }
+
+        init(_ kind: Kind, _ message: String, errorNumber: Int32? = nil) {
+            self.kind = kind
+            self.message = message
+            self.errorNumber = errorNumber
+        }
     }
 
     public var command: [String]
@@ -31,16 +50,16 @@ import Foundation
 
     /// The absolute path of the command, searched in PATH like a shell would.
     public func executablePath() throws -> String {
-        guard let name = command.first, !name.isEmpty else { throw LaunchError(description: "no command given") }
+        guard let name = command.first, !name.isEmpty else { throw LaunchError(.noCommand, "no command given") }
         if name.contains("/") {
-            guard access(name, X_OK) == 0 else { throw LaunchError(description: "\(name): not an executable file") }
+            guard access(name, X_OK) == 0 else { throw LaunchError(.notExecutable, "\(name): not an executable file") }
             return URL(fileURLWithPath: name).standardizedFileURL.path
         }
         for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(directory)/\(name)"
             if access(candidate, X_OK) == 0 { return candidate }
         }
-        throw LaunchError(description: "\(name): command not found in PATH")
+        throw LaunchError(.notFound, "\(name): command not found in PATH")
     }
 
     /// Runs the program once and returns its phases.
@@ -63,13 +82,17 @@ import Foundation
         var pid: pid_t = 0
         let spawnError = posix_spawn(&pid, path, nil, nil, argv, envp)
         guard spawnError == 0 else {
-            throw LaunchError(description: "\(path): cannot start: \(String(cString: strerror(spawnError)))")
+            throw LaunchError(
+                .cannotStart, "\(path): cannot start: \(String(cString: strerror(spawnError)))", errorNumber: spawnError
+            )
         }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else {
-                throw LaunchError(description: "\(path): wait failed: \(String(cString: strerror(errno)))")
+                let error = errno
+                throw LaunchError(
+                    .waitFailed, "\(path): wait failed: \(String(cString: strerror(error)))", errorNumber: error)
             }
         }
         let exitTime = cprobe_boottime_ns()

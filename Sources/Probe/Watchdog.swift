@@ -38,11 +38,6 @@ public final class Watchdog: Sendable {
         self.configuration = configuration
     }
 
-    /// Errors `start()` can report.
-    public struct StartError: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// Starts watching. Does nothing when already running. Throws when the configuration cannot
     /// work (a threshold below the sample interval, …), when another running watchdog watches the
     /// same target (the same queue, heartbeat or executor name, or the cooperative pool), or when
@@ -51,22 +46,24 @@ public final class Watchdog: Sendable {
         try startStop.withLock { _ in
             if running.withLock({ $0 != nil }) { return }
             if let problem = configuration.problem {
-                throw StartError(description: "watchdog \"\(configuration.name)\": \(problem)")
+                throw StartError(.invalidConfiguration, "watchdog \"\(configuration.name)\": \(problem)")
             }
             if let path = configuration.jsonLinesPath, let problem = JSONLines.cannotAppend(to: path) {
                 throw StartError(
-                    description: "watchdog \"\(configuration.name)\": cannot append stalls to \(path): \(problem)")
+                    .outletUnusable, "watchdog \"\(configuration.name)\": cannot append stalls to \(path): \(problem)",
+                    path: path)
             }
             if let directory = configuration.pprofDirectory, let problem = StallOutlets.cannotWriteFiles(in: directory)
             {
                 throw StartError(
-                    description:
-                        "watchdog \"\(configuration.name)\": cannot write stall profiles in \(directory): \(problem)")
+                    .outletUnusable,
+                    "watchdog \"\(configuration.name)\": cannot write stall profiles in \(directory): \(problem)",
+                    path: directory)
             }
             if let owner = WatchedTargets.claim(target, by: configuration.name) {
                 throw StartError(
-                    description:
-                        "watchdog \"\(configuration.name)\": \(target.identity) is already watched by watchdog \"\(owner)\" (stop it first)"
+                    .alreadyWatched,
+                    "watchdog \"\(configuration.name)\": \(target.identity) is already watched by watchdog \"\(owner)\" (stop it first)"
                 )
             }
             var claimed = true
@@ -74,14 +71,14 @@ public final class Watchdog: Sendable {
             let installError = cprobe_install_handler(configuration.signal)
             guard installError == 0 else {
                 throw StartError(
-                    description:
-                        "cannot install the handler for signal \(configuration.signal): \(String(cString: strerror(installError)))"
-                )
+                    .signalUnavailable,
+                    "cannot install the handler for signal \(configuration.signal): \(String(cString: strerror(installError)))",
+                    errorNumber: installError)
             }
             let slot = cprobe_slot_acquire()
             guard slot >= 0 else {
                 cprobe_uninstall_handler(configuration.signal)
-                throw StartError(description: "too many watchdogs sampling at once (at most \(CPROBE_MAX_SLOTS))")
+                throw StartError(.tooManyWatchdogs, "too many watchdogs sampling at once (at most \(CPROBE_MAX_SLOTS))")
             }
             let stopRequest = DispatchSemaphore(value: 0)
             let finished = DispatchSemaphore(value: 0)

@@ -28,9 +28,19 @@ public struct WatchdogService: Service {
         self.memoryWatch = memoryWatch
     }
 
-    /// Why ``run()`` did not start.
-    public struct RunError: Error, CustomStringConvertible {
-        public var description: String
+    /// Why ``run()`` did not start (a watchdog that could not start throws its own
+    /// `Watchdog.StartError`, a memory watch its `MemoryWatchError`).
+    public struct RunError: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// A watchdog was running already: the service owns its watchdogs' lifetime.
+            case watchdogAlreadyRunning
+            /// The memory watch was running already.
+            case memoryWatchAlreadyRunning
+        }
+
+        public var kind: Kind
+        public var message: String
+        public var description: String { message }
     }
 
     /// Starts every watchdog (or none: the first one that cannot start is thrown, the others are
@@ -43,13 +53,15 @@ public struct WatchdogService: Service {
     public func run() async throws {
         if let running = watchdogs.first(where: \.isRunning) {
             throw RunError(
-                description:
+                kind: .watchdogAlreadyRunning,
+                message:
                     "watchdog \"\(running.configuration.name)\" is already running: a WatchdogService starts and stops its watchdogs itself (is the service run twice?)"
             )
         }
         if let memoryWatch, memoryWatch.isRunning {
             throw RunError(
-                description:
+                kind: .memoryWatchAlreadyRunning,
+                message:
                     "memory watch \"\(memoryWatch.configuration.name)\" is already running: a WatchdogService starts and stops it itself"
             )
         }

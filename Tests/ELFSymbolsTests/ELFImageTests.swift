@@ -29,7 +29,7 @@ func internalSwiftFunctionForELFTest(_ x: Int) -> Int { x &* 31 &+ Int.random(in
             guard range.count == 2, range[0] <= address, address < range[1], fields.count == 6 else { continue }
             return (range[0], UInt64(fields[2], radix: 16)!, fields[5].trimmingCharacters(in: .whitespaces))
         }
-        throw ELFImage.ReadError(path: "/proc/self/maps", problem: "no mapping covers \(address)")
+        throw ELFImage.ReadError(.unreadable, path: "/proc/self/maps", problem: "no mapping covers \(address)")
     }
 
     /// `/proc/self/maps` read to its end (its size is reported as 0, so read until EOF).
@@ -152,6 +152,7 @@ func internalSwiftFunctionForELFTest(_ x: Int) -> Int { x &* 31 &+ Int.random(in
         let path = try Self.temporaryFile(name, contents)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let error = try #require(throws: ELFImage.ReadError.self) { try ELFImage(path: path) }
+        #expect(error.kind == .malformed)
         #expect(error.description.hasPrefix("\(path): \(problem)"), "\(error)")
         #expect(!error.description.contains("\n"))
     }
@@ -163,6 +164,7 @@ func internalSwiftFunctionForELFTest(_ x: Int) -> Int { x &* 31 &+ Int.random(in
             let path = try Self.temporaryFile("truncated-\(length)", whole.prefix(length))
             defer { try? FileManager.default.removeItem(atPath: path) }
             let error = try #require(throws: ELFImage.ReadError.self) { try ELFImage(path: path) }
+            #expect(error.kind == .malformed)
             #expect(error.description.hasPrefix("\(path): truncated ELF file"), "\(error)")
         }
     }
@@ -170,6 +172,7 @@ func internalSwiftFunctionForELFTest(_ x: Int) -> Int { x &* 31 &+ Int.random(in
     @Test func namesAMissingFile() throws {
         let path = "/nonexistent/elfsymbols-\(UUID())"
         let error = try #require(throws: ELFImage.ReadError.self) { try ELFImage(path: path) }
+        #expect(error.kind == .unreadable)
         #expect(error.description.hasPrefix("\(path): cannot read"))
     }
 

@@ -22,6 +22,7 @@ import Testing
     @Test func aNonZeroExitIsAnErrorNamingTheToolAndStatus() throws {
         let sh = try #require(ExternalTool.locateOnPath("sh"))
         let error = #expect(throws: ExternalTool.Failure.self) { try ExternalTool.output(of: sh, ["-c", "exit 3"]) }
+        #expect(error?.kind == .failed(status: 3))
         #expect(error?.description == "\(sh) exited with status 3")
     }
 
@@ -30,6 +31,7 @@ import Testing
         let error = #expect(throws: ExternalTool.Failure.self) {
             try ExternalTool.output(of: sh, ["-c", "kill -TERM $$"])
         }
+        #expect(error?.kind == .killed(signal: SIGTERM))
         #expect(error?.description == "\(sh) was killed by signal \(SIGTERM)")
     }
 
@@ -37,6 +39,8 @@ import Testing
         let error = #expect(throws: ExternalTool.Failure.self) {
             try ExternalTool.output(of: "/nonexistent/perfkit-tool", [])
         }
+        #expect(error?.kind == .cannotStart)
+        #expect(error?.errorNumber == ENOENT)
         #expect(error?.description.hasPrefix("/nonexistent/perfkit-tool: cannot run:") == true)
     }
 

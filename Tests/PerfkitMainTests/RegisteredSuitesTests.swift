@@ -20,6 +20,13 @@ import Testing
         #expect(error.description == "duplicate benchmark id: A/g/x")
     }
 
+    /// A malformed id is an error naming it, not a trap when the benchmark is declared.
+    @Test(arguments: ["A/x", "A//x", "A/g/x/y", "/g/x", ""])
+    func aMalformedIdIsAnErrorNamingIt(id: String) throws {
+        let error = try #require(throws: PerfkitError.self) { try RegisteredSuites.checked([suite("A", [id])]) }
+        #expect(error.description == "\"\(id)\" is not a benchmark id: it must be suite/group/case, with no part empty")
+    }
+
     @Test func distinctSuitesPass() throws {
         let suites = [suite("A", ["A/g/x"]), suite("B", ["B/g/x"])]
         #expect(try RegisteredSuites.checked(suites).map(\.name) == ["A", "B"])

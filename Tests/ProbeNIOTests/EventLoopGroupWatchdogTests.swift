@@ -84,6 +84,7 @@ struct EventLoopGroupWatchdogTests {
 
         let watchdogs = EventLoopGroupWatchdog(watching: group, configuration: configuration(collector))
         let error = #expect(throws: Watchdog.StartError.self) { try watchdogs.start() }
+        #expect(error?.kind == .alreadyWatched)
         #expect(error?.description.contains("\"my-loop\"") == true, "\(String(describing: error))")
         #expect(!watchdogs.watchdogs.contains { $0.isRunning })
 

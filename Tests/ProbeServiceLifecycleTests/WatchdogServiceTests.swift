@@ -119,6 +119,7 @@ struct WatchdogServiceTests {
         let refused = await #expect(throws: WatchdogService.RunError.self) {
             try await WatchdogService(watchdogs: [owned]).run()
         }
+        #expect(refused?.kind == .watchdogAlreadyRunning)
         #expect(refused?.description.contains("\"a\" is already running") == true)
         #expect(owned.isRunning)
         owned.stop()

@@ -63,6 +63,7 @@ struct StallOutletTests {
         configuration.jsonLinesPath = path
         let watchdog = Watchdog(watching: .queue(DispatchQueue(label: "unwritable")), configuration: configuration)
         let error = #expect(throws: Watchdog.StartError.self) { try watchdog.start() }
+        #expect(error?.kind == .outletUnusable)
         #expect(error?.description.contains(path) == true, "\(String(describing: error))")
         #expect(error?.description.contains("No such file or directory") == true)
         #expect(!watchdog.isRunning)
@@ -75,6 +76,7 @@ struct StallOutletTests {
         configuration.pprofDirectory = directory
         let watchdog = Watchdog(watching: .queue(DispatchQueue(label: "no-profiles")), configuration: configuration)
         let error = #expect(throws: Watchdog.StartError.self) { try watchdog.start() }
+        #expect(error?.kind == .outletUnusable)
         #expect(
             error?.description
                 == "watchdog \"no-profiles\": cannot write stall profiles in \(directory): No such file or directory")

@@ -34,8 +34,10 @@ struct StartupTests {
     }
 
     @Test func launchingAMissingCommandIsAOneLineError() {
-        #expect(throws: StartupLauncher.LaunchError.self) {
+        let error = #expect(throws: StartupLauncher.LaunchError.self) {
             try StartupLauncher(command: ["/nonexistent/program"]).launch()
         }
+        #expect(error?.kind == .notExecutable)
+        #expect(error?.description == "/nonexistent/program: not an executable file")
     }
 }

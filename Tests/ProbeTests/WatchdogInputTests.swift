@@ -13,12 +13,12 @@ struct WatchdogInputTests {
         return configuration
     }
 
-    func startError(_ watchdog: Watchdog) -> String? {
+    func startError(_ watchdog: Watchdog) -> Watchdog.StartError? {
         do {
             try watchdog.start()
             return nil
         } catch {
-            return "\(error)"
+            return error as? Watchdog.StartError
         }
     }
 
@@ -29,7 +29,8 @@ struct WatchdogInputTests {
         let watchdog = Watchdog(
             watching: .executor(name: "probe-test-short", submit: { $0() }), configuration: configuration)
         let error = try #require(startError(watchdog))
-        #expect(error.contains("below the sample interval"), "\(error)")
+        #expect(error.kind == .invalidConfiguration)
+        #expect(error.message.contains("below the sample interval"), "\(error)")
         #expect(!watchdog.isRunning)
         #expect(!Watchdog.isHandlerInstalled(signal: configuration.signal))
     }
@@ -38,14 +39,14 @@ struct WatchdogInputTests {
         var zero = quiet("zero")
         zero.threshold = .zero
         #expect(
-            startError(Watchdog(watching: .executor(name: "probe-test-zero", submit: { $0() }), configuration: zero))
-                != nil)
+            startError(Watchdog(watching: .executor(name: "probe-test-zero", submit: { $0() }), configuration: zero))?
+                .kind == .invalidConfiguration)
         var negative = quiet("negative")
         negative.sampleInterval = .milliseconds(-5)
         #expect(
             startError(
-                Watchdog(watching: .executor(name: "probe-test-negative", submit: { $0() }), configuration: negative))
-                != nil)
+                Watchdog(watching: .executor(name: "probe-test-negative", submit: { $0() }), configuration: negative))?
+                .kind == .invalidConfiguration)
     }
 
     /// A second watchdog on the same executor (by name) does not start and names the first; once
@@ -59,7 +60,10 @@ struct WatchdogInputTests {
         try first.start()
         try first.start()
         let error = try #require(startError(second))
-        #expect(error.contains("executor \"probe-test-twice\" is already watched by watchdog \"first\""), "\(error)")
+        #expect(error.kind == .alreadyWatched)
+        #expect(
+            error.message.contains("executor \"probe-test-twice\" is already watched by watchdog \"first\""), "\(error)"
+        )
         #expect(!second.isRunning)
         first.stop()
         try second.start()
@@ -70,13 +74,14 @@ struct WatchdogInputTests {
         let pool = Watchdog(watching: .cooperativePool, configuration: quiet("pool-1"))
         try pool.start()
         defer { pool.stop() }
-        #expect(startError(Watchdog(watching: .cooperativePool, configuration: quiet("pool-2"))) != nil)
+        #expect(
+            startError(Watchdog(watching: .cooperativePool, configuration: quiet("pool-2")))?.kind == .alreadyWatched)
 
         let queue = DispatchQueue(label: "probe-test-twice")
         let first = Watchdog(watching: .queue(queue), configuration: quiet("queue-1"))
         try first.start()
         defer { first.stop() }
-        #expect(startError(Watchdog(watching: .queue(queue), configuration: quiet("queue-2"))) != nil)
+        #expect(startError(Watchdog(watching: .queue(queue), configuration: quiet("queue-2")))?.kind == .alreadyWatched)
         // Another queue with the same label is another queue.
         let other = Watchdog(
             watching: .queue(DispatchQueue(label: "probe-test-twice")), configuration: quiet("queue-3"))

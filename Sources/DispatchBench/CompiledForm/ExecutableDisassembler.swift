@@ -5,8 +5,16 @@ import PerfReport
 
 /// Disassembles functions of an executable (by default the running one) with `llvm-objdump`.
 public final class ExecutableDisassembler {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    /// Why the disassembler cannot work here (a missing symbol table throws `ELFImage.ReadError`).
+    public struct Failure: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// No `llvm-objdump` in PATH or next to `swift`.
+            case objdumpNotFound
+        }
+
+        public var kind: Kind
+        public var message: String
+        public var description: String { message }
     }
 
     public let executablePath: String
@@ -20,12 +28,12 @@ public final class ExecutableDisassembler {
     public init(executablePath: String? = nil, objdumpPath: String? = nil) throws {
         self.executablePath = executablePath ?? "/proc/\(getpid())/exe"
         guard let objdump = objdumpPath ?? Self.locateObjdump() else {
-            throw Failure(description: "llvm-objdump not found (looked in PATH and next to swift)")
+            throw Failure(kind: .objdumpNotFound, message: "llvm-objdump not found (looked in PATH and next to swift)")
         }
         self.objdumpPath = objdump
         let symbols = try ELFImage(path: self.executablePath)
         guard symbols.hasSymbolTable else {
-            throw ELFImage.ReadError(path: self.executablePath, problem: "no .symtab (stripped binary)")
+            throw ELFImage.ReadError(.noSymbolTable, path: self.executablePath, problem: "no .symtab (stripped binary)")
         }
         self.symbols = symbols
     }
