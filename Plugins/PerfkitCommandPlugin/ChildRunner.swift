@@ -10,9 +10,9 @@ struct ChildRunner {
     /// `run`: each executable measures into the work folder; the first merges the reports into
     /// the output and, with a baseline, gates on the merged report.
     func run(_ arguments: [String], work: URL) throws {
-        let (merging, measuring) = Self.split(
-            arguments,
-            taking: ["--baseline", "--gate-metric", "--summary", "--threshold", "--alpha", "--format", "--output"])
+        var options = PluginArguments(arguments)
+        let merging = try options.take(["baseline", "gate-metric", "summary", "threshold", "alpha", "format", "output"])
+        let measuring = options.remaining
         var reports: [String] = []
         for (index, executable) in try matching(arguments).enumerated() where !interruption.isSet {
             let output = work.appendingPathComponent("reports-\(index)")
@@ -34,8 +34,9 @@ struct ChildRunner {
 
     /// `baseline update`: one baseline per executable, merged into the one file.
     func updateBaseline(_ arguments: [String], work: URL) throws {
-        let (output, rest) = Self.split(arguments, taking: ["--output"])
-        let destination = output.last ?? "Reports/baseline.json"
+        var options = PluginArguments(arguments)
+        let destination = try options.values(of: "output").last ?? "Reports/baseline.json"
+        let rest = options.remaining
         var parts: [String] = []
         for (index, executable) in try matching(arguments).enumerated() {
             let part = work.appendingPathComponent("baseline-\(index).json").path
@@ -47,8 +48,9 @@ struct ChildRunner {
 
     /// `ci --against REV`: each executable against its own build at REV; one summary.
     func ci(_ arguments: [String], work: URL) throws {
-        let (summaryOption, rest) = Self.split(arguments, taking: ["--summary"])
-        let path = summaryOption.last ?? "Reports/ci-summary.md"
+        var options = PluginArguments(arguments)
+        let path = try options.values(of: "summary").last ?? "Reports/ci-summary.md"
+        let rest = options.remaining
         // Relative paths are the package directory's, as the children see them.
         let summary = path.hasPrefix("/") ? URL(fileURLWithPath: path) : directory.appendingPathComponent(path)
         var texts: [String] = []
@@ -84,7 +86,8 @@ struct ChildRunner {
     /// may name the benchmarks of one executable only, but one that selects nothing anywhere is
     /// an error, as in a single executable.
     func matching(_ arguments: [String]) throws -> [URL] {
-        let (filter, _) = Self.split(arguments, taking: ["--filter"])
+        var options = PluginArguments(arguments)
+        let filter = try options.take(["filter"])
         guard !filter.isEmpty else { return built }
         let selecting = try built.filter { try launch($0, ["list"] + filter, quiet: true, silent: true) == 0 }
         guard !selecting.isEmpty else {
@@ -123,32 +126,6 @@ struct ChildRunner {
         if interruptible { interruption.running(nil) }
         return process.terminationReason == .uncaughtSignal
             ? 128 + process.terminationStatus : process.terminationStatus
-    }
-
-    /// Splits `arguments` into the options named in `names` (with their values, `--name value` or
-    /// `--name=value`) and the rest.
-    static func split(_ arguments: [String], taking names: Set<String>) -> (taken: [String], rest: [String]) {
-        var taken: [String] = []
-        var rest: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let name = String(argument.split(separator: "=", maxSplits: 1).first ?? "")
-            if names.contains(name) {
-                if argument.contains("=") {
-                    taken += ["\(name)", String(argument.dropFirst(name.count + 1))]
-                } else if index + 1 < arguments.count {
-                    taken += [argument, arguments[index + 1]]
-                    index += 1
-                } else {
-                    taken.append(argument)
-                }
-            } else {
-                rest.append(argument)
-            }
-            index += 1
-        }
-        return (taken, rest)
     }
 
     /// The `report.json` files a run wrote under `directory` (one timestamped folder).

@@ -12,8 +12,9 @@ import PackagePlugin
 @main
 struct PerfkitCommandPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
-        var arguments = arguments
-        let selected = Self.extractTargets(&arguments)
+        var options = PluginArguments(arguments)
+        let selected = try options.values(of: "target")
+        let arguments = options.remaining
         guard let command = arguments.first, !["help", "-h", "--help"].contains(command) else {
             print(Self.usage)
             return
@@ -64,29 +65,6 @@ struct PerfkitCommandPlugin: CommandPlugin {
         as "Plugin ended with exit code 2" and turns into its own exit status 1; run a benchmark
         executable directly (swift run -c release <name> run ...) to tell 2 from 1.
         """
-
-    /// Removes `--target NAME` / `--target=NAME` from the arguments and returns the names.
-    static func extractTargets(_ arguments: inout [String]) -> [String] {
-        var names: [String] = []
-        var kept: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--target", index + 1 < arguments.count {
-                names.append(arguments[index + 1])
-                index += 2
-                continue
-            }
-            if argument.hasPrefix("--target=") {
-                names.append(String(argument.dropFirst("--target=".count)))
-            } else {
-                kept.append(argument)
-            }
-            index += 1
-        }
-        arguments = kept
-        return names
-    }
 
     /// The executable products whose code depends on a target named `PerfkitMain`.
     static func benchmarkExecutables(in package: Package, selected: [String]) throws -> [String] {

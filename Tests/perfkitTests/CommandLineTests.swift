@@ -24,6 +24,11 @@ import Testing
         try run(Self.executable, arguments, interruptAfter: seconds)
     }
 
+    /// `perfkit <command> --help` with its line wrapping undone: its words, one space apart.
+    func helpWords(_ command: String) throws -> String {
+        try perfkit([command, "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
     /// Runs `executable` to its end (SIGINT after `seconds`, if given): its status and output.
     func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,

@@ -27,6 +27,14 @@ extension CommandLineTests {
         #expect(outcome.stderr.split(separator: "\n").count == 1)
     }
 
+    /// One `--format` and `--output` for both, each with its own default formats.
+    @Test func startupAndWatchDemoShowTheirReportFormats() throws {
+        #expect(try helpWords("startup").contains("(values: json, html, google-benchmark, markdown; default: json)"))
+        #expect(
+            try helpWords("watch-demo").contains("(values: json, html, google-benchmark, markdown; default: json,html)")
+        )
+    }
+
     @Test func watchDemoReportsItsThreeStallsWithTheirFunctions() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

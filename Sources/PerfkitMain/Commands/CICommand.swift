@@ -72,8 +72,7 @@ struct CICommand: ParsableCommand {
     @Option(help: "Write the markdown summary (for the pull request) here, atomically.")
     var summary = "Reports/ci-summary.md"
 
-    @Option(help: "Directory under which the merged reports are written (<output>/ci-<timestamp>/).")
-    var output = "Reports"
+    @OptionGroup var destination: ReportDirectoryOption
 
     func validate() throws {
         guard (against == nil) != (baselineBinary == nil) else {
@@ -151,7 +150,7 @@ struct CICommand: ParsableCommand {
     private func writeOutputs(text: String, baseline: Report, current: Report) throws {
         do {
             try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
-            let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+            let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
             let directory = writer.directory
             try AtomicFile.write(try ReportCoding.encode(current), to: directory.appendingPathComponent("report.json"))
             try AtomicFile.write(

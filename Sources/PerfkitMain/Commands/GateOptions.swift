@@ -16,16 +16,15 @@ struct GateOptions: ParsableArguments {
     @Option(
         name: .customLong("gate-metric"),
         help: """
-            Compare with --baseline by these exact counts instead of wall time: instructions, allocations \
-            (comma-separated). Benchmarks without the metric on both sides are skipped with a note.
+            Compare with --baseline by these exact counts instead of wall time (comma-separated; time \
+            is gated by `perfkit ci`). Benchmarks without the metric on both sides are skipped with a note.
             """)
-    var gateMetric: String?
+    var gateMetric: GateMetrics?
 
     @Option(help: "Write the comparison as markdown (for a pull-request comment) to this file, atomically.")
     var summary: String?
 
     func validate() throws {
-        _ = try metrics()
         if baseline == nil && (gateMetric != nil || summary != nil) {
             throw ValidationError("--gate-metric and --summary need --baseline")
         }
@@ -39,32 +38,16 @@ struct GateOptions: ParsableArguments {
         guard let baseline else { return nil }
         let report = try loadReport(baseline)
         try requireSharedBenchmarks(baseline: report, path: baseline, ids: ids)
-        if try metrics() == nil {
+        if gateMetric == nil {
             try requireComparableTimes(baseline: TimingConditions(of: report), path: baseline, current: timing)
         }
         return report
     }
 
-    /// The gated metrics, or nil when comparing by wall time.
-    func metrics() throws -> [Metric]? {
-        guard let gateMetric else { return nil }
-        var metrics: [Metric] = []
-        for name in gateMetric.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            guard let metric = Metric(rawValue: name), BaselineGate.stableMetrics.contains(metric) else {
-                let allowed = BaselineGate.stableMetrics.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError(
-                    "--gate-metric: '\(name)' is not a machine-stable metric (use \(allowed); time is gated by `perfkit ci`)"
-                )
-            }
-            if !metrics.contains(metric) { metrics.append(metric) }
-        }
-        guard !metrics.isEmpty else { throw ValidationError("--gate-metric: name at least one metric") }
-        return metrics
-    }
-
     func compare(baseline: Report, current: Report, comparator: Harness.Comparator) throws -> Comparison {
-        if let metrics = try metrics() {
-            return BaselineGate.compare(baseline: baseline, current: current, metrics: metrics, comparator: comparator)
+        if let gateMetric {
+            return BaselineGate.compare(
+                baseline: baseline, current: current, metrics: gateMetric.metrics, comparator: comparator)
         }
         return comparator.compare(baseline: baseline, current: current)
     }

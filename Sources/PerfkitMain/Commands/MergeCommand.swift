@@ -23,7 +23,7 @@ struct MergeCommand: ParsableCommand {
     @Option(help: "Write the merged report as JSON to exactly this file, instead of a timestamped directory.")
     var into: String?
 
-    @OptionGroup var destination: ReportOutputOptions
+    @OptionGroup var destination: ReportOutputOptions<JSONOnly>
 
     @OptionGroup var comparison: ComparisonOptions
 
@@ -38,7 +38,7 @@ struct MergeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let formats = try destination.formats()
+        let formats = destination.formats
         let loaded = try reports.map(loadReport)
         var merged: Report
         do {

@@ -1,16 +1,28 @@
 import ArgumentParser
 
-/// Where `run` and `merge` write their report, and in which formats.
-struct ReportOutputOptions: ParsableArguments {
-    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
-    var format = "json"
+/// Where `run`, `merge`, `startup` and `watch-demo` write their report, and in which formats: one
+/// definition of `--format` and `--output` for all of them. `Defaults` is what a command writes
+/// without `--format` (and what its help shows): a type parameter, as argument-parser makes an
+/// option group with `init()`.
+public struct ReportOutputOptions<Defaults: DefaultReportFormats>: ParsableArguments {
+    @Option(help: "Comma-separated output formats. JSON is always written.")
+    public var format: OutputFormats = Defaults.formats
 
-    @Option(help: "Directory under which the timestamped report directory is created.")
-    var output = "Reports"
+    @OptionGroup public var directory: ReportDirectoryOption
 
-    func validate() throws {
-        _ = try formats()
-    }
+    public init() {}
 
-    func formats() throws -> [OutputFormat] { try OutputFormat.parseList(format) }
+    public var formats: [OutputFormat] { format.formats }
+
+    public var output: String { directory.output }
+}
+
+/// The formats a command writes when `--format` is not given.
+public protocol DefaultReportFormats {
+    static var formats: OutputFormats { get }
+}
+
+/// JSON only: what `run`, `merge` and `startup` write without `--format`.
+public enum JSONOnly: DefaultReportFormats {
+    public static var formats: OutputFormats { OutputFormats(argument: "json")! }
 }

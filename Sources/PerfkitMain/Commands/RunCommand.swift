@@ -55,7 +55,7 @@ struct RunCommand: ParsableCommand {
         help: "Seconds of measurement per benchmark (default 0.5, 1 with --thorough, 0.12 with --quick).")
     var timeBudget: Double?
 
-    @OptionGroup var destination: ReportOutputOptions
+    @OptionGroup var destination: ReportOutputOptions<JSONOnly>
 
     @OptionGroup var comparison: ComparisonOptions
 
@@ -110,7 +110,7 @@ struct RunCommand: ParsableCommand {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
-        let formats = try destination.formats()
+        let formats = destination.formats
         let selection = try selectedBenchmarks(filter)
         // Read the baseline and prepare the output before measuring: bad input fails in a second.
         let ids = selection.benchmarks.flatMap { benchmark in

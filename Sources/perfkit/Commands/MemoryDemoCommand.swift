@@ -25,8 +25,7 @@ struct MemoryDemoCommand: ParsableCommand {
     @Option(name: .customLong("limit-mib"), help: "The cgroup's memory limit, MiB.")
     var limitMebibytes = 128
 
-    @Option(help: "Directory under which the timestamped directory is created.")
-    var output = "Reports"
+    @OptionGroup var destination: ReportDirectoryOption
 
     @Option(help: .hidden) var child: String?
     @Option(help: .hidden) var breadcrumb: String?
@@ -41,7 +40,7 @@ struct MemoryDemoCommand: ParsableCommand {
             return runChild(child, breadcrumb: breadcrumb, jsonLines: jsonLines)
         }
         if let problem = MemoryLimitedCgroup.unavailable { throw PerfkitError("memory-demo: \(problem)") }
-        let directory = try ReportWriter.prepare(outputRoot: output, timestamp: Date()).directory
+        let directory = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date()).directory
         let breadcrumb = directory.appendingPathComponent("probe.breadcrumb").path
         let jsonLines = directory.appendingPathComponent("memory.jsonl").path
         let cgroup: MemoryLimitedCgroup

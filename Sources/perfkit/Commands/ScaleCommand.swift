@@ -20,31 +20,16 @@ struct ScaleCommand: ParsableCommand {
     @Argument(help: "IN.png OUT.png, or (with --output-dir) input files and directories.")
     var paths: [String]
 
-    @Option(help: "Scale both sides by K (whole factors take the fast path).")
-    var factor: Double?
-
-    @Option(help: "Output width (with --height).")
-    var width: Int?
-
-    @Option(help: "Output height (with --width).")
-    var height: Int?
-
-    @Option(help: "Largest size inside a WxH box keeping the aspect ratio, preferring whole factors.")
-    var fit: String?
+    @OptionGroup var size: ScaleTargetOptions
 
     @Option(help: "zlib compression level, 0 (none) to 9 (smallest).")
     var compression: Int = 6
 
     @Option(
         help: ArgumentHelp(
-            "PNG row filters: content, adaptive, none, sub, up, average, paeth, or libpng.",
-            discussion: """
-                content (default): a row that repeats the one above or whose pixels repeat across (an \
-                upscale's rows) is Up, any other row gets libpng's heuristic; adaptive: libpng's heuristic on every row; none … paeth: one \
-                filter for every row. These deflate bands of the image on every core. libpng: libpng's own \
-                writer and filter choice, on one thread (auto is the same).
-                """))
-    var filter: String = "content"
+            "PNG row filters.",
+            discussion: "All but libpng, auto and all deflate bands of the image on every core."))
+    var filter: RowFilter = .content
 
     @Option(help: "Threads the PNG encoder deflates on (default: every core; the bytes do not depend on it).")
     var encodeThreads: Int = 0
@@ -72,9 +57,6 @@ struct ScaleCommand: ParsableCommand {
     var kernelRepeats: Int = 1
 
     func validate() throws {
-        let modes = [factor != nil, width != nil || height != nil, fit != nil].filter { $0 }.count
-        guard modes == 1 else { throw ValidationError("give exactly one of --factor, --width/--height, --fit") }
-        if (width == nil) != (height == nil) { throw ValidationError("--width and --height go together") }
         guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0…9") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
         guard kernelRepeats >= 1 else { throw ValidationError("--kernel-repeats must be at least 1") }
@@ -84,33 +66,10 @@ struct ScaleCommand: ParsableCommand {
             throw ValidationError("give IN.png OUT.png, or inputs and --output-dir")
         }
         if outputDir != nil, paths.isEmpty { throw ValidationError("no input files") }
-        _ = try target()
-        _ = try pngFilter()
-    }
-
-    func pngFilter() throws -> PNG.Filter {
-        let filters: [String: PNG.Filter] = [
-            "content": .content, "adaptive": .adaptive, "none": .none, "sub": .sub, "up": .up, "average": .average,
-            "paeth": .paeth, "libpng": .automatic, "auto": .automatic, "all": .all,
-        ]
-        guard let filter = filters[filter] else {
-            throw ValidationError("--filter must be one of content, adaptive, none, sub, up, average, paeth, libpng")
-        }
-        return filter
-    }
-
-    func target() throws -> ScaleTarget {
-        if let factor { return .factor(factor) }
-        if let width, let height { return .size(width: width, height: height) }
-        let parts = (fit ?? "").lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-            throw ValidationError("--fit wants WxH, e.g. 512x512, got '\(fit ?? "")'")
-        }
-        return .fit(width: w, height: h)
     }
 
     func run() throws {
-        let target = try target()
+        let target = size.target
         guard let outputDir else {
             try scaleFile(input: paths[0], output: paths[1], target: target)
             return
@@ -166,7 +125,7 @@ struct ScaleCommand: ParsableCommand {
         let resized = clock.now
         do {
             try PNG.write(
-                scaled, to: output, compressionLevel: compression, filter: try pngFilter(), threads: encodeThreads)
+                scaled, to: output, compressionLevel: compression, filter: filter.pngFilter, threads: encodeThreads)
         } catch {
             throw PerfkitError("\(output): \(error)")
         }

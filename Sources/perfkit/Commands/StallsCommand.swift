@@ -73,14 +73,7 @@ struct StallsCommand: ParsableCommand {
             """)
     var split: StallSplit?
 
-    @Option(help: "Only this stall (1 for the first in the file, as --list numbers them); repeatable.")
-    var stall: [Int] = []
-
-    @Option(help: "Only stalls whose group key contains this text.")
-    var group: String?
-
-    @Option(help: "Only stalls of the watchdog with this name.")
-    var watchdog: String?
+    @OptionGroup var selection: StallSelection
 
     @Flag(help: "List the (picked) stalls, one per line with number and group key, instead of exporting.")
     var list = false
@@ -115,7 +108,6 @@ struct StallsCommand: ParsableCommand {
                 "--split is for folded and speedscope; pprof labels each sample with its stall_id, watchdog and class")
         }
         if symbolizer != nil && !lines { throw ValidationError("--symbolizer is used with --lines only") }
-        if let bad = stall.first(where: { $0 < 1 }) { throw ValidationError("--stall \(bad): stalls count from 1") }
     }
 
     func run() throws {
@@ -124,7 +116,7 @@ struct StallsCommand: ParsableCommand {
         for warning in warnings { printError("warning: \(warning)\n") }
         let all = document.stalls.enumerated().map { NumberedStall(number: $0.offset + 1, record: $0.element) }
         if all.isEmpty { throw PerfkitError("\(input): no stalls") }
-        var picked = try pick(from: all)
+        var picked = try selection.pick(from: all, in: input)
         if list {
             for stall in picked { print(Self.listLine(stall)) }
             return
@@ -162,36 +154,6 @@ struct StallsCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(data)
         }
-    }
-
-    /// The stalls that match every selection option, in file order.
-    private func pick(from all: [NumberedStall]) throws -> [NumberedStall] {
-        if let missing = stall.first(where: { $0 > all.count }) {
-            throw PerfkitError("\(input): no stall \(missing); the file holds \(Self.count(all.count, "stall"))")
-        }
-        var picked = all
-        if !stall.isEmpty { picked = picked.filter { stall.contains($0.number) } }
-        if let watchdog {
-            let matching = picked.filter { $0.record.watchdog == watchdog }
-            if matching.isEmpty {
-                let names = Set(all.map(\.record.watchdog)).sorted().joined(separator: ", ")
-                throw PerfkitError(
-                    "\(input): no\(stall.isEmpty ? "" : " picked") stall of watchdog \"\(watchdog)\" (watchdogs: \(names))"
-                )
-            }
-            picked = matching
-        }
-        if let group {
-            let matching = picked.filter { $0.record.groupKey.contains(group) }
-            if matching.isEmpty {
-                let groups = Set(picked.map(\.record.groupKey)).count
-                throw PerfkitError(
-                    "\(input): no\(picked.count < all.count ? " picked" : "") stall's group key contains \"\(group)\" "
-                        + "(\(Self.count(picked.count, "stall")) in \(Self.count(groups, "group")); --list shows them)")
-            }
-            picked = matching
-        }
-        return picked
     }
 
     /// The stalls with file and line looked up for every frame that has a module and offset.
@@ -278,7 +240,8 @@ struct StallsCommand: ParsableCommand {
             + "\(record.sampleCount) samples\t\(record.groupKey)"
     }
 
-    private static func count(_ number: Int, _ noun: String) -> String {
+    /// `1 stall`, `2 stalls`.
+    static func count(_ number: Int, _ noun: String) -> String {
         "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }

@@ -35,11 +35,7 @@ struct StartupCommand: ParsableCommand {
     @Option(name: .customLong("pressure-megabytes"), help: "Memory kept in use (and touched) during the launches.")
     var pressureMegabytes = 0
 
-    @Option(help: "Directory under which the timestamped report directory is created.")
-    var output = "Reports"
-
-    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
-    var format = "json"
+    @OptionGroup var destination: ReportOutputOptions<JSONOnly>
 
     @Argument(parsing: .postTerminator, help: "The command to launch, after --.")
     var command: [String] = []
@@ -49,7 +45,6 @@ struct StartupCommand: ParsableCommand {
     }
 
     func validate() throws {
-        _ = try OutputFormat.parseList(format)
         if command.isEmpty {
             throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app")
         }
@@ -68,8 +63,7 @@ struct StartupCommand: ParsableCommand {
         } catch let error as StartupLauncher.LaunchError {
             throw PerfkitError(error.description)
         }
-        let formats = try OutputFormat.parseList(format)
-        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+        let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let pressure = BackgroundPressure(threads: pressureThreads, megabytes: pressureMegabytes)
         pressure.start()
         defer { pressure.stop() }
@@ -91,7 +85,7 @@ struct StartupCommand: ParsableCommand {
         let result = Self.result(
             command: command, mode: mode.rawValue, underPressure: pressure.isActive, launches: launches)
         let report = probeReport(startup: [result], samples: runs)
-        let written = try writer.write(report, formats: formats, baseline: nil)
+        let written = try writer.write(report, formats: destination.formats, baseline: nil)
         print(Self.table(result))
         for url in written { print("report: \(url.path)") }
     }

@@ -27,14 +27,15 @@ struct WatchDemoCommand: ParsableCommand {
     @Option(name: .customLong("stall-ms"), help: "How long each demonstration stall lasts, in milliseconds.")
     var stallMilliseconds = 600
 
-    @Option(help: "Directory under which the timestamped report directory is created.")
-    var output = "Reports"
+    @OptionGroup var destination: ReportOutputOptions<JSONAndHTML>
 
-    @Option(help: "Comma-separated output formats: json, html, google-benchmark, markdown. JSON is always written.")
-    var format = "json,html"
+    /// The HTML page too unless --format says otherwise: its stall timeline and call trees are what
+    /// the demo is there to show.
+    enum JSONAndHTML: DefaultReportFormats {
+        static var formats: OutputFormats { OutputFormats(argument: "json,html")! }
+    }
 
     func validate() throws {
-        _ = try OutputFormat.parseList(format)
         if thresholdMilliseconds < 10 { throw ValidationError("--threshold-ms must be at least 10") }
         if stallMilliseconds <= thresholdMilliseconds {
             throw ValidationError("--stall-ms must be longer than --threshold-ms, or nothing stalls")
@@ -42,8 +43,8 @@ struct WatchDemoCommand: ParsableCommand {
     }
 
     func run() throws {
-        let formats = try OutputFormat.parseList(format)
-        let writer = try ReportWriter.prepare(outputRoot: output, timestamp: Date())
+        let formats = destination.formats
+        let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let jsonLines = writer.directory.appendingPathComponent("stalls.jsonl").path
         var configuration = WatchdogConfiguration(name: "main", threshold: .milliseconds(thresholdMilliseconds))
         // The watchdog refuses a threshold below its sample interval: short thresholds sample faster.
