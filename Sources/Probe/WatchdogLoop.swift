@@ -65,7 +65,8 @@ final class WatchdogLoop: @unchecked Sendable {
 
     init(
         watchdog: Watchdog, slot: Int32, stopRequest: DispatchSemaphore,
-        clock: any WatchdogClock = SystemWatchdogClock(), reader: (any StalledThreadReader)? = nil
+        clock: any WatchdogClock = SystemWatchdogClock(), reader: (any StalledThreadReader)? = nil,
+        pinger scriptedPinger: (any Pinger)? = nil
     ) {
         self.watchdog = watchdog
         self.clock = clock
@@ -75,7 +76,8 @@ final class WatchdogLoop: @unchecked Sendable {
         outlets = StallOutlets(configuration: configuration) { [failures = watchdog.outletFailuresCounter] in
             failures.add()
         }
-        pinger = watchdog.target.makePinger(signal: configuration.signal)
+        // A pinger handed in (the virtual-time tests') stands for the target's own.
+        pinger = scriptedPinger ?? watchdog.target.makePinger(signal: configuration.signal)
         poolPinger = pinger as? CooperativePoolPinger
         if case .heartbeat(let beat) = watchdog.target { heartbeat = beat } else { heartbeat = nil }
         loopLag =

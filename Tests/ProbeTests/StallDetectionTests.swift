@@ -217,4 +217,27 @@ struct StallDetectionTests {
         #expect(stall.unansweredSamples == stall.sampleCount)
         #expect(stall.callTree == nil)
     }
+
+    /// A pinged target (a queue, an executor) is timed from the first ping it did not answer: a stall
+    /// is recorded up to one ping interval (a quarter of the threshold) or resting look shorter than
+    /// it was, never longer.
+    @Test func aPingedTargetBusyPastTheThresholdIsAStallFromItsFirstUnansweredPing() throws {
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "pinged", threshold: .milliseconds(100))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let virtual = VirtualTimeWatchdog(configuration: configuration, pinged: true)
+        virtual.advanceTime(by: .seconds(1))
+        #expect(collector.all.isEmpty, "an idle queue answers every ping")
+        virtual.work(for: .milliseconds(300))
+        virtual.advanceTime(by: .milliseconds(200))
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        #expect(stalls[0].durationNanoseconds <= 300e6 && stalls[0].durationNanoseconds >= 200e6)
+        #expect(stalls[0].threadID == 4242)
+        virtual.work(for: .milliseconds(60))
+        virtual.advanceTime(by: .seconds(1))
+        #expect(collector.all.count == 1, "a late ping under the threshold is no stall")
+    }
 }

@@ -6,12 +6,15 @@ import Synchronization
 /// A watchdog's loop run in virtual time, as swift-nio's `EmbeddedEventLoop` runs an event loop:
 /// no thread of its own, no sleeps. `advanceTime(by:)` makes every look the loop's thread (or,
 /// while nothing is going on, the resting clock) would have made up to then, in order, at the
-/// times it would have made them. The watched thread is a ``Heartbeat`` set busy and idle at
-/// virtual times; its samples come from a ``ScriptedThreadReader``.
+/// times it would have made them. The watched target is a ``Heartbeat`` set busy and idle at
+/// virtual times, or (`pinged`) a queue-like ``ScriptedPinger`` that runs each ping at once unless
+/// it is busy; samples come from a ``ScriptedThreadReader``.
 final class VirtualTimeWatchdog {
     let clock = VirtualWatchdogClock()
     let reader: ScriptedThreadReader
     let heartbeat = Heartbeat.currentThread()
+    /// The pinged target, when there is one.
+    let pinger: ScriptedPinger?
     let watchdog: Watchdog
     private let loop: WatchdogLoop
     /// When the resting clock looks next while the loop rests (nil while it does not), and when its
@@ -24,11 +27,16 @@ final class VirtualTimeWatchdog {
     private(set) var looks = 0
     private(set) var restingLooks = 0
 
-    init(configuration: WatchdogConfiguration) {
+    init(configuration: WatchdogConfiguration, pinged: Bool = false) {
         reader = ScriptedThreadReader(clock: clock)
-        watchdog = Watchdog(watching: .heartbeat(heartbeat), configuration: configuration)
+        pinger = pinged ? ScriptedPinger(clock: clock) : nil
+        // A pinged watchdog's target only names it: its pings go to the scripted pinger.
+        watchdog = Watchdog(
+            watching: pinged ? .queue(DispatchQueue(label: "virtual")) : .heartbeat(heartbeat),
+            configuration: configuration)
         loop = WatchdogLoop(
-            watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock, reader: reader)
+            watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock, reader: reader,
+            pinger: pinger)
         loop.begin()
         restingPauses = PauseDetector(monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds())
     }
@@ -36,11 +44,15 @@ final class VirtualTimeWatchdog {
     /// The virtual CLOCK_MONOTONIC now.
     var now: UInt64 { clock.monotonicNanoseconds() }
 
-    /// The watched thread starts working now.
-    func busy() { heartbeat.busy(at: now) }
+    /// The watched target starts working now.
+    func busy() {
+        if let pinger { pinger.setBusy(true) } else { heartbeat.busy(at: now) }
+    }
 
-    /// The watched thread waits for work from now.
-    func idle() { heartbeat.idle(at: now) }
+    /// The watched target waits for work from now (a pinged one runs the ping it holds).
+    func idle() {
+        if let pinger { pinger.setBusy(false) } else { heartbeat.idle(at: now) }
+    }
 
     /// Busy for `duration`, then idle.
     func work(for duration: Duration) {
@@ -106,6 +118,48 @@ final class VirtualTimeWatchdog {
 
     /// `Watchdog.stop()`'s last look: a stall going on is reported as ongoing.
     func stop() { loop.end() }
+}
+
+/// A pinged target in virtual time, like a serial queue: a ping posted while it is idle runs at
+/// once; one posted while it is busy runs when its work ends.
+final class ScriptedPinger: Pinger {
+    private struct State {
+        var busy = false
+        var pending: UInt64?
+        var arrivedGeneration: UInt64 = 0
+        var arrivedAt: UInt64 = 0
+    }
+    private let clock: VirtualWatchdogClock
+    private let state = Mutex(State())
+
+    init(clock: VirtualWatchdogClock) { self.clock = clock }
+
+    func post(generation: UInt64) {
+        state.withLock { state in
+            if state.busy {
+                state.pending = generation
+            } else {
+                state.arrivedGeneration = generation
+                state.arrivedAt = clock.monotonicNanoseconds()
+            }
+        }
+    }
+
+    func setBusy(_ busy: Bool) {
+        state.withLock { state in
+            state.busy = busy
+            if !busy, let pending = state.pending {
+                state.arrivedGeneration = pending
+                state.arrivedAt = clock.monotonicNanoseconds()
+                state.pending = nil
+            }
+        }
+    }
+
+    var arrivedGeneration: UInt64 { state.withLock { $0.arrivedGeneration } }
+    var arrivedAt: UInt64 { state.withLock { $0.arrivedAt } }
+    /// The queue's drain thread (the scripted reader answers for any thread).
+    var threadID: Int32? { 4242 }
 }
 
 /// Clocks that move only when told: CLOCK_MONOTONIC from an arbitrary non-zero start, CLOCK_BOOTTIME
