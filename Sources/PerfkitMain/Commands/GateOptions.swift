@@ -64,7 +64,8 @@ struct GateOptions: ParsableArguments {
 
     func compare(baseline: Report, current: Report, comparator: Harness.Comparator) throws -> Comparison {
         if let metrics = try metrics() {
-            return BaselineGate.compare(baseline: baseline, current: current, metrics: metrics, comparator: comparator)
+            return BaselineGate.compare(
+                baseline: baseline, current: current, metrics: metrics, comparator: comparator, remedies: .commandLine)
         }
         return comparator.compare(baseline: baseline, current: current)
     }
