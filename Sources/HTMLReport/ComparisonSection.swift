@@ -44,11 +44,11 @@ struct ComparisonSection {
                 <td data-value="\(style.rank)">\(style.badge)</td>\
                 <td class="num" data-value="\(value: entry.ratio ?? .nan)">\(entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—")</td>\
                 <td class="num">\(interval)</td>\
-                <td class="num" data-value="\(value: entry.baselineMedian ?? .nan)">\(entry.baselineMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
-                <td class="num" data-value="\(value: entry.currentMedian ?? .nan)">\(entry.currentMedian.map { ComparisonSection.format($0, entry.metric) } ?? "—")</td>\
+                <td class="num" data-value="\(value: entry.baselineMedian ?? .nan)">\(entry.baselineMedian.map { entry.metric.formatted($0) } ?? "—")</td>\
+                <td class="num" data-value="\(value: entry.currentMedian ?? .nan)">\(entry.currentMedian.map { entry.metric.formatted($0) } ?? "—")</td>\
                 <td class="num" data-value="\(value: entry.adjustedPValue ?? .nan)">\(ComparisonSection.pValues(entry))</td>\
                 <td class="num">±\(UnitFormatting.count(entry.thresholdPercent)) %</td>\
-                <td class="nowrap">\(ComparisonSection.metricName(entry.metric))</td></tr>
+                <td class="nowrap">\(entry.metric.displayName)</td></tr>
                 """
         }
         out += "</tbody></table>"
@@ -108,40 +108,12 @@ struct ComparisonSection {
         }
     }
 
-    /// A median in the unit of its metric.
-    static func format(_ value: Double, _ metric: Metric) -> String {
-        switch metric {
-        case .wallTime, .cpuTime: return UnitFormatting.duration(nanoseconds: value)
-        case .allocations: return UnitFormatting.count(value) + " allocs"
-        case .instructions: return UnitFormatting.count(value) + " instr"
-        case .cycles: return UnitFormatting.count(value) + " cycles"
-        case .contextSwitches: return UnitFormatting.count(value) + " switches"
-        }
-    }
-
-    /// A p-value to three significant digits, or "< 0.001"; with `relation`, "= 0.0123" or "< 0.001".
-    static func metricName(_ metric: Metric) -> String {
-        switch metric {
-        case .wallTime: return "wall time"
-        case .cpuTime: return "CPU time"
-        case .contextSwitches: return "context switches"
-        case .allocations: return "allocations"
-        case .instructions: return "instructions"
-        case .cycles: return "cycles"
-        }
-    }
-
-    static func pValue(_ p: Double, relation: Bool = false) -> String {
-        guard p.isFinite else { return "—" }
-        if p < 0.001 { return "< 0.001" }
-        return (relation ? "= " : "") + UnitFormatting.significant(p)
-    }
-
+    /// The adjusted p-value, and the raw one beside it when both are known.
     static func pValues(_ entry: ComparisonEntry) -> String {
         switch (entry.pValue, entry.adjustedPValue) {
-        case (let raw?, let adjusted?): return "\(pValue(adjusted)) (raw \(pValue(raw)))"
-        case (let raw?, nil): return pValue(raw)
-        case (nil, let adjusted?): return pValue(adjusted)
+        case (let raw?, let adjusted?): return "\(UnitFormatting.pValue(adjusted)) (raw \(UnitFormatting.pValue(raw)))"
+        case (let raw?, nil): return UnitFormatting.pValue(raw)
+        case (nil, let adjusted?): return UnitFormatting.pValue(adjusted)
         case (nil, nil): return "—"
         }
     }

@@ -10,14 +10,15 @@ struct ComparisonVerdictStyle: Sendable, Equatable {
     var rank: Int
 
     init(_ verdict: ComparisonEntry.Verdict) {
+        words = verdict.displayName
         switch verdict {
-        case .regressed: (words, symbol, cssClass, rank) = ("regressed", "▲", "v-regressed", 0)
-        case .improved: (words, symbol, cssClass, rank) = ("improved", "▼", "v-improved", 1)
-        case .inconclusive: (words, symbol, cssClass, rank) = ("inconclusive (machine busy)", "?", "v-other", 2)
-        case .removed: (words, symbol, cssClass, rank) = ("removed", "−", "v-other", 3)
-        case .added: (words, symbol, cssClass, rank) = ("added", "+", "v-other", 4)
-        case .withinNoise: (words, symbol, cssClass, rank) = ("within noise", "≈", "v-same", 5)
-        case .noChange: (words, symbol, cssClass, rank) = ("no change", "=", "v-same", 6)
+        case .regressed: (symbol, cssClass, rank) = ("▲", "v-regressed", 0)
+        case .improved: (symbol, cssClass, rank) = ("▼", "v-improved", 1)
+        case .inconclusive: (symbol, cssClass, rank) = ("?", "v-other", 2)
+        case .removed: (symbol, cssClass, rank) = ("−", "v-other", 3)
+        case .added: (symbol, cssClass, rank) = ("+", "v-other", 4)
+        case .withinNoise: (symbol, cssClass, rank) = ("≈", "v-same", 5)
+        case .noChange: (symbol, cssClass, rank) = ("=", "v-same", 6)
         }
     }
 

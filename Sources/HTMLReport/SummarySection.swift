@@ -95,11 +95,10 @@ struct SummarySection {
             }
         }
         if let before = entry.baselineMedian, let after = entry.currentMedian {
-            out +=
-                ", \(ComparisonSection.format(before, entry.metric)) → \(ComparisonSection.format(after, entry.metric))"
+            out += ", \(entry.metric.formatted(before)) → \(entry.metric.formatted(after))"
         }
         if let p = entry.adjustedPValue ?? entry.pValue {
-            out += ", p \(ComparisonSection.pValue(p, relation: true))"
+            out += ", \(UnitFormatting.pValue(p))"
         }
         return out
     }

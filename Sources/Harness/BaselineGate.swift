@@ -11,8 +11,9 @@ public enum BaselineGate {
     /// The metrics that mean the same on every run of the same binary.
     public static let stableMetrics: [Metric] = [.instructions, .allocations]
 
+    /// `remedies` finish the notes on skipped benchmarks with what to do about them.
     public static func compare(
-        baseline: Report, current: Report, metrics: [Metric], comparator: Comparator
+        baseline: Report, current: Report, metrics: [Metric], comparator: Comparator, remedies: Remedies = Remedies()
     ) -> Comparison {
         let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -20,7 +21,7 @@ public enum BaselineGate {
         for id in Set(baselineByID.keys).symmetricDifference(currentByID.keys).sorted() {
             skipped.append(
                 baselineByID[id] == nil
-                    ? "\(id): not in the baseline (refresh it with `perfkit baseline update`)"
+                    ? "\(id): " + Remedies.reason("not in the baseline", remedy: remedies.refreshBaseline)
                     : "\(id): in the baseline but not in this run")
         }
 
@@ -30,7 +31,9 @@ public enum BaselineGate {
             // wall time for the rest, which is exactly what a committed baseline must not gate on.
             var comparable: [String] = []
             for id in Set(baselineByID.keys).intersection(currentByID.keys).sorted() {
-                if let reason = whyNotComparable(baselineByID[id]!, currentByID[id]!, metric: metric) {
+                if let reason = whyNotComparable(
+                    baselineByID[id]!, currentByID[id]!, metric: metric, remedy: remedies.measure[metric])
+                {
                     skipped.append("\(id): \(reason)")
                 } else {
                     comparable.append(id)
@@ -51,13 +54,16 @@ public enum BaselineGate {
         return comparison
     }
 
-    /// Why `metric` cannot be compared exactly for this benchmark, or nil when it can.
-    static func whyNotComparable(_ baseline: BenchmarkResult, _ current: BenchmarkResult, metric: Metric) -> String? {
+    /// Why `metric` cannot be compared exactly for this benchmark, or nil when it can; `remedy` says
+    /// how to count it when this run did not.
+    static func whyNotComparable(
+        _ baseline: BenchmarkResult, _ current: BenchmarkResult, metric: Metric, remedy: String?
+    ) -> String? {
         switch metric {
         case .instructions:
             guard baseline.instructionsPerOperation != nil else { return "instructions not counted in the baseline" }
             guard current.instructionsPerOperation != nil else {
-                return "instructions not counted in this run (use --instructions)"
+                return Remedies.reason("instructions not counted in this run", remedy: remedy)
             }
             if let old = baseline.instructionsSource, let new = current.instructionsSource, old != new {
                 return "instructions counted by \(old) in the baseline but by \(new) here, not comparable"
@@ -74,7 +80,7 @@ public enum BaselineGate {
         case .allocations:
             guard baseline.allocationsPerOperation != nil else { return "allocations not counted in the baseline" }
             guard current.allocationsPerOperation != nil else {
-                return "allocations not counted in this run (use --allocations)"
+                return Remedies.reason("allocations not counted in this run", remedy: remedy)
             }
             if let reason = InstructionDeterminism.unstableAllocationsReason(baseline) {
                 return "in the baseline, \(reason)"

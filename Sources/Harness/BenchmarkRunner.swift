@@ -62,13 +62,15 @@ public final class BenchmarkRunner {
     /// The metrics this runner records, and why the others are missing.
     public var metricAvailability: [MetricAvailability] {
         let counterReason = hardwareCountersUnavailableReason
+        let remedies = configuration.remedies
         return [
             MetricAvailability(metric: .wallTime, available: true),
             MetricAvailability(metric: .cpuTime, available: true),
             MetricAvailability(metric: .contextSwitches, available: true),
             MetricAvailability(
                 metric: .allocations, available: configuration.allocationCounter != nil,
-                reason: configuration.allocationCounter == nil ? "not requested (use --allocations)" : nil),
+                reason: configuration.allocationCounter == nil
+                    ? Remedies.reason("not requested", remedy: remedies.measure[.allocations]) : nil),
             callgrind != nil
                 ? MetricAvailability(
                     metric: .instructions, available: true,
@@ -76,7 +78,11 @@ public final class BenchmarkRunner {
                         + "is not meaningful")
                 : MetricAvailability(
                     metric: .instructions, available: counters != nil,
-                    reason: counterReason.map { $0 + "; --instructions counts them under callgrind instead" }),
+                    // The counters' reason often ends in parentheses of its own (errno): the remedy follows
+                    // after a semicolon.
+                    reason: counterReason.map { reason in
+                        remedies.measure[.instructions].map { "\(reason); \($0)" } ?? reason
+                    }),
             MetricAvailability(metric: .cycles, available: counters != nil, reason: counterReason),
         ]
     }

@@ -3,10 +3,20 @@ import Foundation
 /// The benchmarks a `--filter` regular expression selects, matched against each id
 /// (`suite/group/case` and `suite/group/case[param]`).
 public struct BenchmarkSelection: Sendable {
+    /// A filter that selects nothing; a program words it with the name of its own option.
     public struct InvalidFilter: Error, CustomStringConvertible {
+        public enum Problem: Sendable, Equatable {
+            case notARegularExpression
+            case matchesNoBenchmark
+        }
         public var filter: String
-        public var problem: String
-        public var description: String { "--filter '\(filter)': \(problem)" }
+        public var problem: Problem
+        public var description: String {
+            switch problem {
+            case .notARegularExpression: "filter '\(filter)': not a valid regular expression"
+            case .matchesNoBenchmark: "filter '\(filter)': matches no benchmark"
+            }
+        }
     }
 
     public let suites: [BenchmarkSuite]
@@ -21,7 +31,7 @@ public struct BenchmarkSelection: Sendable {
         do {
             regex = try NSRegularExpression(pattern: filter)
         } catch {
-            throw InvalidFilter(filter: filter, problem: "not a valid regular expression")
+            throw InvalidFilter(filter: filter, problem: .notARegularExpression)
         }
         func matches(_ text: String) -> Bool {
             regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
@@ -38,7 +48,7 @@ public struct BenchmarkSelection: Sendable {
             if !copy.benchmarks.isEmpty { selected.append(copy) }
         }
         guard !selected.isEmpty else {
-            throw InvalidFilter(filter: filter, problem: "matches no benchmark (the `list` command shows them all)")
+            throw InvalidFilter(filter: filter, problem: .matchesNoBenchmark)
         }
         self.suites = selected
         self.selectedIDs = ids

@@ -76,7 +76,7 @@ public struct Comparator: Sendable {
         }
 
         let tested = outcomes.compactMap { outcome -> Double? in
-            if case .tested(let change) = outcome { return change.pValue }
+            if case .tested(_, let pValue) = outcome { return pValue }
             return nil
         }
         var adjusted = Self.holmAdjusted(tested).makeIterator()
@@ -85,8 +85,8 @@ public struct Comparator: Sendable {
                 switch outcome {
                 case .decided(let entry):
                     return entry
-                case .tested(let change):
-                    return decide(change, adjustedPValue: adjusted.next()!, testCount: tested.count)
+                case .tested(let figures, let pValue):
+                    return decide(figures, pValue: pValue, adjustedPValue: adjusted.next()!, testCount: tested.count)
                 }
             })
         return Comparison(
@@ -104,13 +104,13 @@ public struct Comparator: Sendable {
     ) -> ComparisonEntry {
         let threshold = thresholdPercent ?? self.thresholdPercent
         switch measure(
-            id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, note: nil,
+            id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, substitution: nil,
             processes: nil, busy: nil)
         {
         case .decided(let entry):
             return entry
-        case .tested(let change):
-            return decide(change, adjustedPValue: change.pValue, testCount: 1)
+        case .tested(let figures, let pValue):
+            return decide(figures, pValue: pValue, adjustedPValue: pValue, testCount: 1)
         }
     }
 
@@ -135,28 +135,44 @@ public struct Comparator: Sendable {
     /// waiting for its adjusted p-value.
     enum Outcome {
         case decided(ComparisonEntry)
-        case tested(SampledChange)
+        case tested(Figures, pValue: Double)
     }
 
-    /// Everything about one sampled comparison except the verdict, which needs the adjusted p-value.
-    struct SampledChange {
+    /// The figures of one benchmark's comparison, gathered before its verdict, and the one place an
+    /// entry is made from them.
+    struct Figures {
         var id: String
         var metric: Metric
         var thresholdPercent: Double
-        var baselineMedian: Double
-        var currentMedian: Double
+        var baselineMedian: Double? = nil
+        var currentMedian: Double? = nil
         /// nil when the baseline median is 0 or below (nothing measurable to divide by).
-        var ratio: Double?
-        var ratioInterval: ConfidenceInterval?
-        var pValue: Double
-        /// Said before the numbers, e.g. why a different metric was used.
-        var note: String?
+        var ratio: Double? = nil
+        var ratioInterval: ConfidenceInterval? = nil
+        /// Why another metric than the one asked for was compared, e.g. a busy machine.
+        var substitution: ComparisonReason.Substitution? = nil
         /// How many processes each side's level came from, when the ratio, its interval and the
         /// p-value compare per-process medians (``ProcessLevelComparison``) rather than samples.
-        var processes: (baseline: Int, current: Int)? = nil
+        var processes: ComparisonReason.PerSide<Int>? = nil
         /// Set when one side waited for a CPU and CPU time was compared instead of wall time: a
         /// verdict short of regressed or improved is then inconclusive.
         var busy: MachineContention? = nil
+
+        func entry(
+            _ verdict: ComparisonEntry.Verdict, _ finding: ComparisonReason.Finding, pValue: Double? = nil,
+            adjustedPValue: Double? = nil
+        ) -> ComparisonEntry {
+            var entry = ComparisonEntry(
+                id: id, metric: metric, thresholdPercent: thresholdPercent, verdict: verdict,
+                reason: ComparisonReason(finding, substitution: substitution))
+            entry.baselineMedian = baselineMedian
+            entry.currentMedian = currentMedian
+            entry.ratio = ratio
+            entry.ratioConfidenceInterval = ratioInterval
+            entry.pValue = pValue
+            entry.adjustedPValue = adjustedPValue
+            return entry
+        }
     }
 
     func outcome(id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric) -> Outcome {
@@ -168,7 +184,7 @@ public struct Comparator: Sendable {
         } else if let old = Self.sampledValues(baseline, metric), let new = Self.sampledValues(current, metric) {
             let processes = Self.processes(baseline, current)
             let wall = measure(
-                id: id, baseline: old, current: new, metric: metric, threshold: threshold, note: nil,
+                id: id, baseline: old, current: new, metric: metric, threshold: threshold, substitution: nil,
                 processes: processes, busy: nil)
             if metric == .wallTime, let busy = MachineContention(baseline: baseline, current: current),
                 busy.couldExplain(
@@ -180,22 +196,20 @@ public struct Comparator: Sendable {
                 // busy run whose wall time stayed inside the threshold anyway passed on wall time.)
                 return measure(
                     id: id, baseline: oldCPU, current: newCPU, metric: .cpuTime, threshold: threshold,
-                    note: "the machine was busy (\(busy.evidence)), so CPU time was compared: ",
-                    processes: processes, busy: busy)
+                    substitution: busy.substitution, processes: processes, busy: busy)
             }
             return wall
         }
-        let note = "\(Self.noun(metric)) not measured on both sides, so wall time was compared: "
         return measure(
             id: id, baseline: baseline.wallNanosecondsPerOperation, current: current.wallNanosecondsPerOperation,
-            metric: .wallTime, threshold: threshold, note: metric == .wallTime ? nil : note,
+            metric: .wallTime, threshold: threshold, substitution: metric == .wallTime ? nil : .notMeasured(metric),
             processes: Self.processes(baseline, current), busy: nil)
     }
 
     /// Whether a measured change's ratio interval lies inside ±`threshold`%: waiting for a CPU only
     /// adds wall time, so a busy side that stayed inside it computed no slower either.
     static func staysInside(_ outcome: Outcome, threshold: Double) -> Bool {
-        guard case .tested(let change) = outcome, let interval = change.ratioInterval else { return false }
+        guard case .tested(let figures, _) = outcome, let interval = figures.ratioInterval else { return false }
         let limit = 1 + threshold / 100
         return interval.upper < limit && interval.lower > 1 / limit
     }
@@ -214,36 +228,28 @@ public struct Comparator: Sendable {
     }
 
     func measure(
-        id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double, note: String?,
-        processes: ProcessTags?, busy: MachineContention?
+        id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double,
+        substitution: ComparisonReason.Substitution?, processes: ProcessTags?, busy: MachineContention?
     ) -> Outcome {
+        var figures = Figures(
+            id: id, metric: metric, thresholdPercent: threshold, substitution: substitution, busy: busy)
         guard !baseline.isEmpty, !current.isEmpty else {
-            let side = baseline.isEmpty ? "the baseline" : "the current run"
-            return .decided(
-                ComparisonEntry(
-                    id: id, metric: metric,
-                    baselineMedian: baseline.isEmpty ? nil : SampleStatistics.median(baseline),
-                    currentMedian: current.isEmpty ? nil : SampleStatistics.median(current),
-                    ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
-                    thresholdPercent: threshold, verdict: .withinNoise,
-                    explanation: (note ?? "") + "no samples in \(side), so a change cannot be ruled out"))
+            figures.baselineMedian = baseline.isEmpty ? nil : SampleStatistics.median(baseline)
+            figures.currentMedian = current.isEmpty ? nil : SampleStatistics.median(current)
+            return .decided(figures.entry(.withinNoise, .noSamples(in: baseline.isEmpty ? .baseline : .current)))
         }
         let sortedBaseline = SampleStatistics.sortedTotally(baseline)
         let sortedCurrent = SampleStatistics.sortedTotally(current)
         let baselineMedian = SampleStatistics.quantile(sortedBaseline, 0.5)
         let currentMedian = SampleStatistics.quantile(sortedCurrent, 0.5)
+        figures.baselineMedian = baselineMedian
+        figures.currentMedian = currentMedian
         if metric == .wallTime || metric == .cpuTime,
             max(baselineMedian, currentMedian) < Self.measurableFloorNanoseconds
         {
             // An empty body: both sides are clock noise spread over ~10^12 iterations.
             return .decided(
-                ComparisonEntry(
-                    id: id, metric: metric, baselineMedian: baselineMedian, currentMedian: currentMedian,
-                    ratio: nil, ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil,
-                    thresholdPercent: threshold, verdict: .noChange,
-                    explanation: (note ?? "")
-                        + "both medians are below \(Self.measurableFloorNanoseconds) ns/op: nothing measurable to compare"
-                ))
+                figures.entry(.noChange, .belowMeasurableFloor(nanoseconds: Self.measurableFloorNanoseconds)))
         }
         if let processes {
             guard
@@ -256,35 +262,24 @@ public struct Comparator: Sendable {
                 // Measured in processes, whose spread is what a verdict needs, but it cannot be told
                 // (a median not above zero, or processes too few and all alike): no verdict, rather
                 // than the sample-level test that per-process levels fool.
-                return .decided(
-                    ComparisonEntry(
-                        id: id, metric: metric, baselineMedian: baselineMedian, currentMedian: currentMedian,
-                        ratio: baselineMedian > 0 ? currentMedian / baselineMedian : nil,
-                        ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil, thresholdPercent: threshold,
-                        verdict: busy == nil ? .withinNoise : .inconclusive,
-                        explanation: (note ?? "")
-                            + "measured in several processes, but how far apart separate processes lie cannot be "
-                            + "estimated from these, so a change cannot be ruled out"))
+                figures.ratio = baselineMedian > 0 ? currentMedian / baselineMedian : nil
+                return .decided(figures.entry(busy == nil ? .withinNoise : .inconclusive, .processSpreadUnknown))
             }
-            return .tested(
-                SampledChange(
-                    id: id, metric: metric, thresholdPercent: threshold, baselineMedian: levels.baselineLevel,
-                    currentMedian: levels.currentLevel, ratio: levels.ratio, ratioInterval: levels.ratioInterval,
-                    pValue: levels.pValue, note: note,
-                    processes: (levels.baselineProcesses, levels.currentProcesses), busy: busy))
+            figures.baselineMedian = levels.baselineLevel
+            figures.currentMedian = levels.currentLevel
+            figures.ratio = levels.ratio
+            figures.ratioInterval = levels.ratioInterval
+            figures.processes = ComparisonReason.PerSide(
+                baseline: levels.baselineProcesses, current: levels.currentProcesses)
+            return .tested(figures, pValue: levels.pValue)
         }
         let test = MannWhitneyU.test(baseline, current)
-        var ratio: Double?
-        var interval: ConfidenceInterval?
         if baselineMedian > 0 {
-            ratio = currentMedian / baselineMedian
-            interval = ratioInterval(sortedBaseline, sortedCurrent, estimate: currentMedian / baselineMedian)
+            figures.ratio = currentMedian / baselineMedian
+            figures.ratioInterval = ratioInterval(
+                sortedBaseline, sortedCurrent, estimate: currentMedian / baselineMedian)
         }
-        return .tested(
-            SampledChange(
-                id: id, metric: metric, thresholdPercent: threshold, baselineMedian: baselineMedian,
-                currentMedian: currentMedian, ratio: ratio, ratioInterval: interval, pValue: test.pValue, note: note,
-                busy: busy))
+        return .tested(figures, pValue: test.pValue)
     }
 
     /// Percentile bootstrap interval of current median / baseline median, resampling each side
@@ -311,124 +306,88 @@ public struct Comparator: Sendable {
 
     // MARK: - Verdicts
 
-    func decide(_ change: SampledChange, adjustedPValue: Double, testCount: Int) -> ComparisonEntry {
-        let threshold = change.thresholdPercent
-        let slowerLimit = 1 + threshold / 100
+    func decide(_ figures: Figures, pValue: Double, adjustedPValue: Double, testCount: Int) -> ComparisonEntry {
+        let slowerLimit = 1 + figures.thresholdPercent / 100
         let fasterLimit = 1 / slowerLimit
         let significant = adjustedPValue < alpha
-        let pText =
-            testCount > 1
-            ? "\(Self.format(p: adjustedPValue)) after Holm over \(testCount) benchmarks"
-            : Self.format(p: adjustedPValue)
-        let thresholdText = Self.format(percent: threshold)
+        let p = ComparisonReason.AdjustedPValue(adjustedPValue, tests: testCount)
 
-        var verdict: ComparisonEntry.Verdict
-        var sentence = change.note ?? ""
-        if let ratio = change.ratio, let interval = change.ratioInterval {
-            let between = change.processes.map { " between processes (\($0.baseline) vs \($0.current))" } ?? ""
-            sentence +=
-                "\(Self.describe(ratio: ratio, metric: change.metric)) (ratio \(Self.format(ratio: ratio)), "
-                + "CI\(between) \(Self.format(ratio: interval.lower))…\(Self.format(ratio: interval.upper))), \(pText): "
+        var entry: ComparisonEntry
+        if let ratio = figures.ratio, let interval = figures.ratioInterval {
+            let verdict: ComparisonEntry.Verdict
+            let outcome: ComparisonReason.TestedOutcome
             // The rank test alone can be fooled by a shift of the tail (a neighbour's memory traffic
             // in some samples); a verdict also needs the ratio's interval to exclude "no change".
             if significant && ratio >= slowerLimit && interval.lower > 1 {
-                verdict = .regressed
-                sentence += "regressed beyond the \(thresholdText) threshold"
+                (verdict, outcome) = (.regressed, .regressed)
             } else if significant && ratio <= fasterLimit && interval.upper < 1 {
-                verdict = .improved
-                sentence += "improved beyond the \(thresholdText) threshold"
+                (verdict, outcome) = (.improved, .improved)
             } else if significant && (ratio >= slowerLimit || ratio <= fasterLimit) {
-                verdict = .withinNoise
-                sentence += "significant by the rank test, but the ratio's interval includes no change"
+                (verdict, outcome) = (.withinNoise, .intervalIncludesNoChange)
             } else if significant {
-                verdict = .noChange
-                let change = Self.format(percent: Self.changePercent(ratio))
-                sentence += "changed by \(change), below the \(thresholdText) threshold"
+                (verdict, outcome) = (.noChange, .belowThreshold)
             } else if interval.upper > slowerLimit || interval.lower < fasterLimit {
-                verdict = .withinNoise
-                sentence +=
-                    "not significant, but the interval reaches beyond ±\(thresholdText), "
-                    + "so a change cannot be ruled out"
+                (verdict, outcome) = (.withinNoise, .intervalReachesBeyondThreshold)
             } else {
-                verdict = .noChange
-                sentence += "no significant change, and the interval stays within ±\(thresholdText)"
+                (verdict, outcome) = (.noChange, .noSignificantChange)
             }
+            let finding = ComparisonReason.Finding.tested(
+                ratio: ratio, interval: interval, processes: figures.processes, pValue: p, outcome: outcome)
+            entry = figures.entry(verdict, finding, pValue: pValue, adjustedPValue: adjustedPValue)
         } else {
-            verdict = .withinNoise
-            sentence +=
-                "baseline median is \(Self.format(value: change.baselineMedian)) \(Self.unit(change.metric)), "
-                + "too small to measure, so the ratio is undefined and a change cannot be ruled out (\(pText))"
+            let finding = ComparisonReason.Finding.ratioUndefined(
+                baselineMedian: figures.baselineMedian ?? 0, pValue: p)
+            entry = figures.entry(.withinNoise, finding, pValue: pValue, adjustedPValue: adjustedPValue)
         }
-        if change.busy != nil, verdict != .regressed, verdict != .improved {
+        if figures.busy != nil, entry.verdict != .regressed, entry.verdict != .improved {
             // CPU time did not decide it, and wall time holds the neighbours' share: no verdict
             // either way, rather than "no change" for a slowdown hidden under the noise.
-            verdict = .inconclusive
-            sentence += "; inconclusive: the machine was busy, measure again when it is quieter"
+            entry.review(.busyMachineInconclusive, verdict: .inconclusive)
         }
-        return ComparisonEntry(
-            id: change.id, metric: change.metric, baselineMedian: change.baselineMedian,
-            currentMedian: change.currentMedian, ratio: change.ratio, ratioConfidenceInterval: change.ratioInterval,
-            pValue: change.pValue, adjustedPValue: adjustedPValue, thresholdPercent: threshold, verdict: verdict,
-            explanation: sentence)
+        return entry
     }
 
     func exactEntry(
         id: String, metric: Metric, baseline: Double, current: Double, threshold: Double
     ) -> ComparisonEntry {
         let slowerLimit = 1 + threshold / 100
-        let noun = Self.noun(metric)
-        let thresholdText = Self.format(percent: threshold)
-        let values = "\(Self.format(value: baseline)) → \(Self.format(value: current)) \(noun)"
-        let exactness = "\(noun) are deterministic, so no significance test is needed"
         let ratio: Double? = baseline > 0 ? current / baseline : (current == baseline ? 1 : nil)
         let largeEnough = abs(current - baseline) >= Self.minimumCountDifference
+        let residue = ComparisonReason.CountedOutcome.belowMinimumDifference(Self.minimumCountDifference)
 
         let verdict: ComparisonEntry.Verdict
-        let sentence: String
+        let outcome: ComparisonReason.CountedOutcome
         if let ratio {
-            let change = "\(values) (\(Self.describe(ratio: ratio, metric: metric)))"
             if ratio >= slowerLimit && largeEnough {
-                verdict = .regressed
-                sentence = "\(change): regressed beyond the \(thresholdText) threshold; \(exactness)"
+                (verdict, outcome) = (.regressed, .regressed)
             } else if ratio <= 1 / slowerLimit && largeEnough {
-                verdict = .improved
-                sentence = "\(change): improved beyond the \(thresholdText) threshold; \(exactness)"
+                (verdict, outcome) = (.improved, .improved)
             } else if ratio == 1 {
-                verdict = .noChange
-                sentence = "\(change): identical; \(exactness)"
+                (verdict, outcome) = (.noChange, .identical)
             } else if !largeEnough {
-                verdict = .noChange
-                sentence =
-                    "\(change): a difference below \(Self.format(value: Self.minimumCountDifference)) per operation "
-                    + "is runtime residue, not the benchmarked code; \(exactness)"
+                (verdict, outcome) = (.noChange, residue)
             } else {
-                verdict = .noChange
-                sentence = "\(change): below the \(thresholdText) threshold; \(exactness)"
+                (verdict, outcome) = (.noChange, .belowThreshold)
             }
         } else if largeEnough {
-            verdict = .regressed
-            sentence = "\(values): regressed from none; \(exactness)"
+            (verdict, outcome) = (.regressed, .regressedFromNone)
         } else {
-            verdict = .noChange
-            sentence =
-                "\(values): a difference below \(Self.format(value: Self.minimumCountDifference)) per operation "
-                + "is runtime residue, not the benchmarked code; \(exactness)"
+            (verdict, outcome) = (.noChange, residue)
         }
-        return ComparisonEntry(
-            id: id, metric: metric, baselineMedian: baseline, currentMedian: current, ratio: ratio,
-            ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil, thresholdPercent: threshold,
-            verdict: verdict, explanation: sentence)
+        let figures = Figures(
+            id: id, metric: metric, thresholdPercent: threshold, baselineMedian: baseline, currentMedian: current,
+            ratio: ratio)
+        return figures.entry(verdict, .counted(baseline: baseline, current: current, ratio: ratio, outcome: outcome))
     }
 
     func onlyOneSide(_ result: BenchmarkResult, inBaseline: Bool) -> ComparisonEntry {
         let values = result.wallNanosecondsPerOperation
         let median = values.isEmpty ? nil : SampleStatistics.median(values)
-        return ComparisonEntry(
-            id: result.id, metric: .wallTime, baselineMedian: inBaseline ? median : nil,
-            currentMedian: inBaseline ? nil : median, ratio: nil, ratioConfidenceInterval: nil, pValue: nil,
-            adjustedPValue: nil, thresholdPercent: result.thresholdPercent ?? thresholdPercent,
-            verdict: inBaseline ? .removed : .added,
-            explanation: inBaseline ? "only in the baseline: removed" : "only in the current run: added")
+        let figures = Figures(
+            id: result.id, metric: .wallTime, thresholdPercent: result.thresholdPercent ?? thresholdPercent,
+            baselineMedian: inBaseline ? median : nil, currentMedian: inBaseline ? nil : median)
+        return inBaseline
+            ? figures.entry(.removed, .onlyInBaseline) : figures.entry(.added, .onlyInCurrentRun)
     }
 
     // MARK: - Metrics
@@ -470,58 +429,4 @@ public struct Comparator: Sendable {
         case .wallTime, .cpuTime, .cycles, .contextSwitches: return nil
         }
     }
-
-    static func noun(_ metric: Metric) -> String {
-        switch metric {
-        case .wallTime: return "wall time"
-        case .cpuTime: return "CPU time"
-        case .cycles: return "cycles"
-        case .contextSwitches: return "context switches"
-        case .instructions: return "instructions per operation"
-        case .allocations: return "allocations per operation"
-        }
-    }
-
-    static func unit(_ metric: Metric) -> String {
-        switch metric {
-        case .wallTime, .cpuTime: return "ns/op"
-        case .cycles: return "cycles/op"
-        case .contextSwitches: return "context switches/op"
-        case .instructions: return "instructions/op"
-        case .allocations: return "allocations/op"
-        }
-    }
-
-    // MARK: - Wording
-
-    /// The size of a change in percent, measured so that it is comparable with the threshold:
-    /// slower by (r − 1), faster by (1/r − 1). A 5% threshold then means "5% slower" or "5% faster".
-    static func changePercent(_ ratio: Double) -> Double {
-        ratio >= 1 ? (ratio - 1) * 100 : (1 / ratio - 1) * 100
-    }
-
-    static func describe(ratio: Double, metric: Metric) -> String {
-        if ratio == 1 { return "unchanged" }
-        if ratio == 0 {
-            // "inf% fewer" says nothing: the count went to zero.
-            return metric == .wallTime || metric == .cpuTime || metric == .cycles
-                ? "dropped to zero" : "none left (was above zero)"
-        }
-        let amount = format(percent: changePercent(ratio))
-        switch metric {
-        case .wallTime, .cpuTime, .cycles:
-            return "\(amount) \(ratio > 1 ? "slower" : "faster")"
-        case .contextSwitches, .instructions, .allocations:
-            let noun = metric == .contextSwitches ? "context switches" : metric.rawValue
-            return "\(amount) \(ratio > 1 ? "more" : "fewer") \(noun)"
-        }
-    }
-
-    static func format(percent: Double) -> String { String(format: "%.1f%%", percent) }
-
-    static func format(ratio: Double) -> String { String(format: "%.3f", ratio) }
-
-    static func format(value: Double) -> String { String(format: "%.4g", value) }
-
-    static func format(p: Double) -> String { p < 0.0001 ? "p<0.0001" : String(format: "p=%.3g", p) }
 }

@@ -77,16 +77,12 @@ public enum InterleavedComparison {
             guard entry.verdict == .regressed else { return entry }
             guard var again = rerunByID[entry.id], again.verdict != .added, again.verdict != .removed else {
                 var kept = entry
-                kept.explanation += "; the re-run did not measure it, so the regression stands"
+                kept.review(.rerunMissing)
                 return kept
             }
-            let firstChange = entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "?"
-            if again.verdict == .regressed {
-                again.explanation = "confirmed by a re-run: \(again.explanation) (first run \(firstChange))"
-            } else {
-                again.explanation =
-                    "the first run's regression (\(firstChange)) was not confirmed by a re-run: \(again.explanation)"
-            }
+            again.review(
+                again.verdict == .regressed
+                    ? .rerunConfirmed(firstRatio: entry.ratio) : .rerunDidNotConfirm(firstRatio: entry.ratio))
             return again
         }
         return result

@@ -44,18 +44,12 @@ struct MachineContention: Equatable {
         currentWasBusier ? currentWallMedian > baselineWallMedian : baselineWallMedian > currentWallMedian
     }
 
-    /// The evidence in words, e.g. "this run was on a CPU for 52% of its wall time (the baseline
-    /// 100%), 120 involuntary context switches/s (the baseline 2)".
-    var evidence: String {
-        let side = currentWasBusier ? "this run" : "the baseline"
-        let (busy, quiet) = currentWasBusier ? (currentOnCPU, baselineOnCPU) : (baselineOnCPU, currentOnCPU)
-        let (busySwitches, quietSwitches) =
-            currentWasBusier
-            ? (currentSwitchesPerSecond, baselineSwitchesPerSecond)
-            : (baselineSwitchesPerSecond, currentSwitchesPerSecond)
-        let other = currentWasBusier ? "the baseline" : "this run"
-        return "\(side) was on a CPU for \(Self.percent(busy)) of its wall time (\(other) \(Self.percent(quiet))), "
-            + "\(Self.rate(busySwitches)) involuntary context switches/s (\(other) \(Self.rate(quietSwitches)))"
+    /// Why CPU time was compared, with the evidence (``ComparisonWording`` words it).
+    var substitution: ComparisonReason.Substitution {
+        .busyMachine(
+            onCPU: ComparisonReason.PerSide(baseline: baselineOnCPU, current: currentOnCPU),
+            switchesPerSecond: ComparisonReason.PerSide(
+                baseline: baselineSwitchesPerSecond, current: currentSwitchesPerSecond))
     }
 
     static func onCPU(_ result: BenchmarkResult) -> (share: Double, switchesPerSecond: Double)? {
@@ -71,7 +65,4 @@ struct MachineContention: Equatable {
         guard wall > 0 else { return nil }
         return (cpu / wall, Double(switches) / (wall / 1e9))
     }
-
-    static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
-    static func rate(_ value: Double) -> String { "\(Int(value.rounded()))" }
 }

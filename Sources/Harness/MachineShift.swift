@@ -36,19 +36,15 @@ enum MachineShift {
                 return entry
             }
             var reviewed = entry
-            let beyond = ratio / median
-            let fellows =
-                "the other \(others.count) benchmarks were slower too (median ratio \(Comparator.format(ratio: median)))"
-            if beyond >= 1 + entry.thresholdPercent / 100 {
+            let relative = ratio / median
+            if relative >= 1 + entry.thresholdPercent / 100 {
                 // Slower than the machine's share explains by more than the threshold: it stands.
-                reviewed.explanation +=
-                    "; \(fellows), and this one \(Comparator.format(ratio: beyond)) times that: beyond the threshold still"
+                reviewed.review(
+                    .beyondSharedSlowdown(otherBenchmarks: others.count, medianRatio: median, relativeRatio: relative))
             } else {
-                reviewed.verdict = .inconclusive
-                reviewed.explanation +=
-                    "; but \(fellows), this one only \(Comparator.format(ratio: beyond)) times that: the machine's speed "
-                    + "moved between the two measurements, or a change slowed everything, which time cannot tell apart "
-                    + "(instruction counts, or both builds measured interleaved, can)"
+                reviewed.review(
+                    .withinSharedSlowdown(otherBenchmarks: others.count, medianRatio: median, relativeRatio: relative),
+                    verdict: .inconclusive)
             }
             return reviewed
         }

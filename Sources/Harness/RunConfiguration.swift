@@ -28,6 +28,8 @@ public struct RunConfiguration: Sendable {
     public var stopping: SequentialStopping?
     /// The confidence level of the run's final analysis (``DecisionLevel``).
     public var decisionLevel: Double
+    /// What the report's reason for a metric it does not have tells the user to do.
+    public var remedies = Remedies()
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,

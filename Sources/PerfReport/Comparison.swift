@@ -56,24 +56,49 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
     public var adjustedPValue: Double?
     public var thresholdPercent: Double
     public var verdict: Verdict
-    /// The verdict in words, with the numbers.
-    public var explanation: String
+    /// The verdict in words, with the numbers: ``ComparisonWording``'s words for ``reason`` when
+    /// there is one, or as the report that held the entry said it.
+    public private(set) var explanation: String
+    /// Why the verdict, as data. Not stored in a report (its `explanation` is), so an entry read
+    /// from one has none.
+    public var reason: ComparisonReason? {
+        didSet {
+            if let reason {
+                explanation = ComparisonWording.explanation(reason, metric: metric, thresholdPercent: thresholdPercent)
+            }
+        }
+    }
 
-    public init(
-        id: String, metric: Metric, baselineMedian: Double?, currentMedian: Double?, ratio: Double?,
-        ratioConfidenceInterval: ConfidenceInterval?, pValue: Double?, adjustedPValue: Double?,
-        thresholdPercent: Double, verdict: Verdict, explanation: String
-    ) {
+    private enum CodingKeys: String, CodingKey {
+        case id, metric, baselineMedian, currentMedian, ratio, ratioConfidenceInterval, pValue, adjustedPValue
+        case thresholdPercent, verdict, explanation
+    }
+
+    /// An entry with the words for its verdict; its figures (medians, ratio, p-values) are set
+    /// as they are known.
+    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, explanation: String) {
         self.id = id
         self.metric = metric
-        self.baselineMedian = baselineMedian
-        self.currentMedian = currentMedian
-        self.ratio = ratio
-        self.ratioConfidenceInterval = ratioConfidenceInterval
-        self.pValue = pValue
-        self.adjustedPValue = adjustedPValue
         self.thresholdPercent = thresholdPercent
         self.verdict = verdict
         self.explanation = explanation
+    }
+
+    /// An entry with the reason for its verdict, worded by ``ComparisonWording``.
+    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, reason: ComparisonReason) {
+        self.init(
+            id: id, metric: metric, thresholdPercent: thresholdPercent, verdict: verdict,
+            explanation: ComparisonWording.explanation(reason, metric: metric, thresholdPercent: thresholdPercent))
+        self.reason = reason
+    }
+
+    /// Records what looking at the verdict again found, and the verdict that leaves when it changes it.
+    public mutating func review(_ review: ComparisonReason.Review, verdict: Verdict? = nil) {
+        if let verdict { self.verdict = verdict }
+        if reason != nil {
+            reason?.reviews.append(review)
+        } else {
+            explanation = ComparisonWording.applying(review, to: explanation)
+        }
     }
 }

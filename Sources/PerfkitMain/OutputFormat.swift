@@ -4,13 +4,17 @@ import HTMLReport
 import Harness
 import PerfReport
 
-/// The files `perfkit run` can write next to `report.json`.
+/// Every format perfkit writes a report in, each with its file name and its writer: the one list
+/// the commands read (``ComparisonFormat`` beside it lists a comparison's own). The writers live
+/// with what they know (JSON in PerfReport, the page in HTMLReport, the text and markdown in
+/// Harness/Output); this module is where they are all visible.
 public enum OutputFormat: String, CaseIterable, Sendable {
     case json
     case html
     case googleBenchmark = "google-benchmark"
     case markdown
 
+    /// The file the format is written to in a report directory.
     var fileName: String {
         switch self {
         case .json: "report.json"
@@ -20,19 +24,22 @@ public enum OutputFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The formats' names, as a list for help and errors: "json, html, google-benchmark, markdown".
+    static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
     /// Parses `json,html,…`; the JSON report is always written, whatever the list says.
     public static func parseList(_ text: String) throws -> [OutputFormat] {
         var formats: [OutputFormat] = [.json]
         for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             guard let format = OutputFormat(rawValue: name) else {
-                let known = allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("--format: unknown format '\(name)' (known: \(known))")
+                throw ValidationError("--format: unknown format '\(name)' (known: \(names))")
             }
             if !formats.contains(format) { formats.append(format) }
         }
         return formats
     }
 
+    /// The report in this format; `baseline` is the report its comparison was made against, if any.
     func render(_ report: Report, baseline: Report?) throws -> Data {
         switch self {
         case .json:
@@ -43,67 +50,22 @@ public enum OutputFormat: String, CaseIterable, Sendable {
             return try GoogleBenchmarkFormat.encode(report, executable: CommandLine.arguments.first ?? "perfkit")
         case .markdown:
             var text = ResultTable.markdown(report)
-            if let comparison = report.comparison { text += "\n" + MarkdownSummary.comparison(comparison) }
+            if let comparison = report.comparison { text += "\n" + ComparisonFormat.markdown.render(comparison) }
             return Data(text.utf8)
         }
     }
 }
 
-/// Creates a report directory and writes each requested format into it atomically.
-public struct ReportWriter: Sendable {
-    public var directory: URL
+/// The formats a comparison on its own is shown in (`compare --format`): text for a terminal,
+/// markdown for a pull-request comment.
+enum ComparisonFormat: String, CaseIterable, ExpressibleByArgument {
+    case text
+    case markdown
 
-    /// Makes sure the directory exists and can be written before any benchmark runs, so a bad
-    /// `--output` fails in a second rather than after the whole suite.
-    public static func prepare(outputRoot: String, timestamp: Date) throws -> ReportWriter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH-mm-ss'Z'"
-        let root = URL(fileURLWithPath: outputRoot)
-        var directory = root.appendingPathComponent(formatter.string(from: timestamp))
-        var suffix = 1
-        while FileManager.default.fileExists(atPath: directory.path) {
-            suffix += 1
-            directory = root.appendingPathComponent(formatter.string(from: timestamp) + "-\(suffix)")
+    func render(_ comparison: Comparison) -> String {
+        switch self {
+        case .text: ComparisonText.render(comparison)
+        case .markdown: MarkdownSummary.comparison(comparison)
         }
-        if let problem = makeDirectories(directory.path) {
-            throw PerfkitError("\(directory.path): cannot create the report directory: \(problem)")
-        }
-        guard access(directory.path, W_OK) == 0 else {
-            throw PerfkitError("\(directory.path): the report directory is not writable")
-        }
-        return ReportWriter(directory: directory)
-    }
-
-    public func write(_ report: Report, formats: [OutputFormat], baseline: Report?) throws -> [URL] {
-        var written: [URL] = []
-        for format in formats {
-            let url = directory.appendingPathComponent(format.fileName)
-            do {
-                try AtomicFile.write(try format.render(report, baseline: baseline), to: url)
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
-            }
-            written.append(url)
-        }
-        return written
-    }
-
-    /// `mkdir -p`, returning the failing component and errno text instead of Foundation's
-    /// generic "the operation could not be completed".
-    static func makeDirectories(_ path: String) -> String? {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                return "\(current): \(String(cString: strerror(errno)))"
-            }
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return "not a directory"
-        }
-        return nil
     }
 }

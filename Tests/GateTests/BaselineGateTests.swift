@@ -85,7 +85,7 @@ import Testing
         #expect(skipped.count == 4)
         #expect(skipped.contains { $0.hasPrefix("S/g/added: not in the baseline") })
         #expect(skipped.contains { $0.hasPrefix("S/g/removed: in the baseline but not in this run") })
-        #expect(skipped.contains("S/g/uncounted-now: instructions not counted in this run (use --instructions)"))
+        #expect(skipped.contains("S/g/uncounted-now: instructions not counted in this run"))
         #expect(skipped.contains { $0.hasPrefix("S/g/other-counter: instructions counted by perf_event") })
         let summary = GateSummary.markdown(comparison, title: "gate")
         #expect(summary.contains("Not gated (4):"))
@@ -100,5 +100,20 @@ import Testing
             metrics: [.instructions, .allocations])
         #expect(comparison.entries.isEmpty)
         #expect(comparison.skipped?.count == 2)
+    }
+
+    /// The library names no flag: what to do about a skipped benchmark is the caller's to say.
+    @Test func skippedNotesEndWithTheCallersRemedies() {
+        let comparison = BaselineGate.compare(
+            baseline: GateFixtures.report([GateFixtures.result("S/g/a", instructions: 1000)]),
+            current: GateFixtures.report([
+                GateFixtures.result("S/g/a"), GateFixtures.result("S/g/new", instructions: 1),
+            ]),
+            metrics: [.instructions], comparator: comparator,
+            remedies: Remedies(measure: [.instructions: "count them"], refreshBaseline: "refresh it"))
+        #expect(
+            comparison.skipped == [
+                "S/g/new: not in the baseline (refresh it)", "S/g/a: instructions not counted in this run (count them)",
+            ])
     }
 }

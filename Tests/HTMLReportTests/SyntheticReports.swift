@@ -59,19 +59,19 @@ enum SyntheticReports {
                 id: "Odd/scaling/p[8]", suite: "Odd", group: "scaling", name: "p", parameter: 8,
                 samples: [Sample(iterations: 1, wallNanoseconds: 50)], wallTime: statistics([50])),
         ]
+        var none = ComparisonEntry(
+            id: "Odd/empty/none", metric: .wallTime, thresholdPercent: 5, verdict: .removed, explanation: "")
+        none.baselineMedian = nan
+        none.ratio = nan
+        none.ratioConfidenceInterval = ConfidenceInterval(lower: nan, upper: .infinity, level: 0.95)
+        none.pValue = nan
+        var fromZero = ComparisonEntry(
+            id: "Odd/empty/zero", metric: .allocations, thresholdPercent: 0, verdict: .regressed, explanation: "zero")
+        (fromZero.baselineMedian, fromZero.currentMedian, fromZero.ratio) = (0, 0, 0)
+        (fromZero.pValue, fromZero.adjustedPValue) = (1, 1)
         report.comparison = Comparison(
             baselineCreatedAt: nil, baselineEnvironment: nil, thresholdPercent: 5, alpha: 0.05,
-            multipleComparisonControl: "holm",
-            entries: [
-                ComparisonEntry(
-                    id: "Odd/empty/none", metric: .wallTime, baselineMedian: nan, currentMedian: nil, ratio: nan,
-                    ratioConfidenceInterval: ConfidenceInterval(lower: nan, upper: .infinity, level: 0.95),
-                    pValue: nan, adjustedPValue: nil, thresholdPercent: 5, verdict: .removed, explanation: ""),
-                ComparisonEntry(
-                    id: "Odd/empty/zero", metric: .allocations, baselineMedian: 0, currentMedian: 0, ratio: 0,
-                    ratioConfidenceInterval: nil, pValue: 1, adjustedPValue: 1, thresholdPercent: 0,
-                    verdict: .regressed, explanation: "zero"),
-            ])
+            multipleComparisonControl: "holm", entries: [none, fromZero])
         report.stalls = [
             StallRecord(
                 watchdog: "w", threadID: 1, start: report.createdAt, durationNanoseconds: 0, ongoing: true,
@@ -271,20 +271,21 @@ enum SyntheticReports {
             let ratio = result.wallTime.median / before.wallTime.median
             let verdict: ComparisonEntry.Verdict =
                 ratio > 1.05 ? .regressed : (ratio < 1 / 1.05 ? .improved : (ratio == 1 ? .noChange : .withinNoise))
-            entries.append(
-                ComparisonEntry(
-                    id: result.id, metric: .wallTime, baselineMedian: before.wallTime.median,
-                    currentMedian: result.wallTime.median, ratio: ratio,
-                    ratioConfidenceInterval: ConfidenceInterval(lower: ratio * 0.97, upper: ratio * 1.03, level: 0.95),
-                    pValue: verdict == .withinNoise || verdict == .noChange ? 0.4 : 0.0001,
-                    adjustedPValue: verdict == .withinNoise || verdict == .noChange ? 0.9 : 0.0008, thresholdPercent: 5,
-                    verdict: verdict, explanation: d("median changed by \(Int(((ratio - 1) * 100).rounded())) %")))
+            var entry = ComparisonEntry(
+                id: result.id, metric: .wallTime, thresholdPercent: 5, verdict: verdict,
+                explanation: d("median changed by \(Int(((ratio - 1) * 100).rounded())) %"))
+            (entry.baselineMedian, entry.currentMedian) = (before.wallTime.median, result.wallTime.median)
+            entry.ratio = ratio
+            entry.ratioConfidenceInterval = ConfidenceInterval(lower: ratio * 0.97, upper: ratio * 1.03, level: 0.95)
+            let unchanged = verdict == .withinNoise || verdict == .noChange
+            (entry.pValue, entry.adjustedPValue) = unchanged ? (0.4, 0.9) : (0.0001, 0.0008)
+            entries.append(entry)
         }
-        entries.append(
-            ComparisonEntry(
-                id: d("IO/decode/yaml"), metric: .wallTime, baselineMedian: nil, currentMedian: 1000, ratio: nil,
-                ratioConfidenceInterval: nil, pValue: nil, adjustedPValue: nil, thresholdPercent: 5, verdict: .added,
-                explanation: d("only in the current run")))
+        var added = ComparisonEntry(
+            id: d("IO/decode/yaml"), metric: .wallTime, thresholdPercent: 5, verdict: .added,
+            explanation: d("only in the current run"))
+        added.currentMedian = 1000
+        entries.append(added)
         return Comparison(
             baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment, thresholdPercent: 5,
             alpha: 0.05, multipleComparisonControl: "holm", entries: entries)

@@ -54,7 +54,8 @@ import Testing
         let error = try #require(throws: BenchmarkSelection.InvalidFilter.self) {
             try BenchmarkSelection(filter: "nothing-matches", suites: [TestSuites.suite()])
         }
-        #expect(error.description.contains("matches no benchmark"))
+        #expect(error.problem == .matchesNoBenchmark)
+        #expect(error.description == "filter 'nothing-matches': matches no benchmark")
     }
 
     @Test func interruptionKeepsFinishedBenchmarksAndMarksIncomplete() throws {

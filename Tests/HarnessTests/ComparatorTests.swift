@@ -11,6 +11,12 @@ import Testing
         try #require(comparison.entries.first { $0.id == id })
     }
 
+    /// What the test and the ratio's interval found, when they decided the entry.
+    static func outcome(_ entry: ComparisonEntry) -> ComparisonReason.TestedOutcome? {
+        guard case .tested(_, _, _, _, let outcome) = entry.reason?.finding else { return nil }
+        return outcome
+    }
+
     // MARK: - Holm
 
     @Test func holmAdjustmentByHand() {
@@ -56,7 +62,7 @@ import Testing
         #expect(entry.adjustedPValue == entry.pValue)
         #expect(entry.explanation.contains("slower"))
         #expect(entry.explanation.contains("regressed beyond the 5.0% threshold"))
-        #expect(entry.explanation.contains("p<0.0001"))
+        #expect(entry.explanation.contains("p < 0.001"))
         #expect(entry.baselineMedian == SampleStatistics.median(baseline))
         #expect(entry.currentMedian == SampleStatistics.median(current))
     }
@@ -78,7 +84,7 @@ import Testing
         let entry = comparator.compareSamples(id: "s/g/small", baseline: baseline, current: current)
         #expect(entry.pValue! < 0.001)
         #expect(entry.verdict == .noChange)
-        #expect(entry.explanation.contains("below the 5.0% threshold"))
+        #expect(Self.outcome(entry) == .belowThreshold)
         #expect(entry.explanation.contains("changed by 2."))
     }
 
@@ -91,30 +97,31 @@ import Testing
         let interval = entry.ratioConfidenceInterval!
         #expect(interval.upper > 1.05)
         #expect(entry.explanation.contains("cannot be ruled out"))
-        #expect(entry.explanation.contains(String(format: "p=%.3g", entry.pValue!)))
+        #expect(Self.outcome(entry) == .intervalReachesBeyondThreshold)
+        #expect(entry.explanation.contains(UnitFormatting.pValue(entry.adjustedPValue!)))
     }
 
     /// Gate-check run 10 of 2026-11-22: a memset benchmark +15% by the medians, p = 0.005 after
     /// Holm, but its ratio interval −2.6% … +31.5% includes no change: not a regression.
     @Test func aRegressionNeedsTheRatioIntervalToExcludeNoChange() {
-        func change(ratio: Double, lower: Double, upper: Double) -> Harness.Comparator.SampledChange {
-            Harness.Comparator.SampledChange(
+        func change(ratio: Double, lower: Double, upper: Double) -> Harness.Comparator.Figures {
+            Harness.Comparator.Figures(
                 id: "s/g/memset", metric: .cpuTime, thresholdPercent: 5, baselineMedian: 640,
                 currentMedian: 640 * ratio, ratio: ratio,
-                ratioInterval: ConfidenceInterval(lower: lower, upper: upper, level: 0.95), pValue: 0.005, note: nil)
+                ratioInterval: ConfidenceInterval(lower: lower, upper: upper, level: 0.95))
         }
         let straddling = comparator.decide(
-            change(ratio: 1.152, lower: 0.974, upper: 1.315), adjustedPValue: 0.0054, testCount: 53)
+            change(ratio: 1.152, lower: 0.974, upper: 1.315), pValue: 0.005, adjustedPValue: 0.0054, testCount: 53)
         #expect(straddling.verdict == .withinNoise)
-        #expect(straddling.explanation.contains("interval includes no change"))
+        #expect(Self.outcome(straddling) == .intervalIncludesNoChange)
         let clear = comparator.decide(
-            change(ratio: 1.152, lower: 1.08, upper: 1.22), adjustedPValue: 0.0054, testCount: 53)
+            change(ratio: 1.152, lower: 1.08, upper: 1.22), pValue: 0.005, adjustedPValue: 0.0054, testCount: 53)
         #expect(clear.verdict == .regressed)
         let faster = comparator.decide(
-            change(ratio: 0.85, lower: 0.7, upper: 1.01), adjustedPValue: 0.001, testCount: 1)
+            change(ratio: 0.85, lower: 0.7, upper: 1.01), pValue: 0.001, adjustedPValue: 0.001, testCount: 1)
         #expect(faster.verdict == .withinNoise)
         let clearlyFaster = comparator.decide(
-            change(ratio: 0.85, lower: 0.8, upper: 0.9), adjustedPValue: 0.001, testCount: 1)
+            change(ratio: 0.85, lower: 0.8, upper: 0.9), pValue: 0.001, adjustedPValue: 0.001, testCount: 1)
         #expect(clearlyFaster.verdict == .improved)
     }
 
@@ -290,6 +297,7 @@ import Testing
         let fallback = try entry(1000, nil)
         #expect(fallback.metric == .wallTime)
         #expect(fallback.pValue != nil)
+        #expect(fallback.reason?.substitution == .notMeasured(.instructions))
         #expect(fallback.explanation.hasPrefix("instructions per operation not measured on both sides"))
     }
 
@@ -339,7 +347,7 @@ import Testing
         let entry = try Self.entry(comparator.compare(baseline: baseline, current: current), "s/g/x")
         #expect(entry.verdict == .withinNoise)
         #expect(entry.pValue == nil)
-        #expect(entry.explanation.contains("no samples in the baseline"))
+        #expect(entry.reason?.finding == .noSamples(in: .baseline))
     }
 
     @Test func nonPositiveBaselineMedianHasNoRatio() {
@@ -347,7 +355,12 @@ import Testing
             id: "s/g/empty", baseline: [-0.1, 0, 0, 0.1, -0.2], current: [1, 1.1, 0.9, 1, 1])
         #expect(entry.ratio == nil)
         #expect(entry.verdict == .withinNoise)
-        #expect(entry.explanation.contains("ratio is undefined"))
+        guard case .ratioUndefined(let median, let p) = entry.reason?.finding else {
+            Issue.record("no ratio-undefined finding: \(entry.explanation)")
+            return
+        }
+        #expect(median == 0)
+        #expect(p.tests == 1)
     }
 }
 
@@ -358,14 +371,6 @@ import Testing
             current: [1e-15, 2e-15, 1e-15, 3e-15, 2e-15])
         #expect(entry.verdict == .noChange)
         #expect(entry.ratio == nil)
-        #expect(entry.explanation.contains("nothing measurable"))
-    }
-}
-
-@Suite struct ComparatorWordingTests {
-    @Test func aCountThatDropsToZeroIsWordedNotInfinite() {
-        #expect(Comparator.describe(ratio: 0, metric: .allocations) == "none left (was above zero)")
-        #expect(!Comparator.describe(ratio: 0, metric: .instructions).contains("inf"))
-        #expect(Comparator.describe(ratio: 1.5, metric: .allocations) == "50.0% more allocations")
+        #expect(entry.reason?.finding == .belowMeasurableFloor(nanoseconds: Comparator.measurableFloorNanoseconds))
     }
 }

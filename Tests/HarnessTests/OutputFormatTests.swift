@@ -47,10 +47,14 @@ import Testing
 
 @Suite struct MarkdownSummaryTests {
     func entry(_ id: String, _ verdict: ComparisonEntry.Verdict, ratio: Double) -> ComparisonEntry {
-        ComparisonEntry(
-            id: id, metric: .wallTime, baselineMedian: 100, currentMedian: 100 * ratio, ratio: ratio,
-            ratioConfidenceInterval: ConfidenceInterval(lower: ratio - 0.01, upper: ratio + 0.01, level: 0.95),
-            pValue: 0.001, adjustedPValue: 0.003, thresholdPercent: 5, verdict: verdict, explanation: "x")
+        var entry = ComparisonEntry(id: id, metric: .wallTime, thresholdPercent: 5, verdict: verdict, explanation: "x")
+        entry.baselineMedian = 100
+        entry.currentMedian = 100 * ratio
+        entry.ratio = ratio
+        entry.ratioConfidenceInterval = ConfidenceInterval(lower: ratio - 0.01, upper: ratio + 0.01, level: 0.95)
+        entry.pValue = 0.001
+        entry.adjustedPValue = 0.003
+        return entry
     }
 
     @Test func listsRegressionsFirstLargestFirst() {
@@ -66,5 +70,9 @@ import Testing
         let order = ["`d\\|x`", "`b`", "`c`", "`a`"].map { text.range(of: $0)!.lowerBound }
         #expect(order == order.sorted())
         #expect(text.contains("+30.0 %"))
+        // The metric and the p-value as every output states them.
+        #expect(
+            text.contains(
+                "| 🔴 regressed | `b` | wall time | 100 ns | 110 ns | +10.0 % | +9.0 % … +11.0 % | p = 0.003 |"))
     }
 }

@@ -5,7 +5,7 @@ import PerfReport
 public enum GateSummary {
     public static func markdown(_ comparison: Comparison, title: String, notes: [String] = []) -> String {
         var text = MarkdownSummary.comparison(comparison, title: title)
-        let metrics = Set(comparison.entries.map(\.metric)).sorted().map(\.rawValue)
+        let metrics = Set(comparison.entries.map(\.metric)).sorted().map(\.displayName)
         if !metrics.isEmpty { text += "\nVerdicts by: \(metrics.joined(separator: ", ")).\n" }
         let ownThresholds = Dictionary(
             comparison.entries.filter { $0.thresholdPercent != comparison.thresholdPercent }

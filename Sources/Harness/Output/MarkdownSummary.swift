@@ -21,13 +21,13 @@ public enum MarkdownSummary {
             if let interval = entry.ratioConfidenceInterval {
                 ci = UnitFormatting.change(ratio: interval.lower) + " … " + UnitFormatting.change(ratio: interval.upper)
             }
-            let baseline: String = entry.baselineMedian.map { value(entry.metric, $0) } ?? "—"
-            let current: String = entry.currentMedian.map { value(entry.metric, $0) } ?? "—"
+            let baseline: String = entry.baselineMedian.map { entry.metric.formatted($0) } ?? "—"
+            let current: String = entry.currentMedian.map { entry.metric.formatted($0) } ?? "—"
             let change: String = entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—"
-            let p: String = entry.adjustedPValue.map { formatP($0) } ?? "—"
+            let p: String = entry.adjustedPValue.map { UnitFormatting.pValue($0) } ?? "—"
             let label = verdictLabel(entry.verdict)
             let id = "`" + escape(entry.id) + "`"
-            let cells: [String] = [label, id, entry.metric.rawValue, baseline, current, change, ci, p]
+            let cells: [String] = [label, id, entry.metric.displayName, baseline, current, change, ci, p]
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -52,26 +52,15 @@ public enum MarkdownSummary {
         }
     }
 
+    /// The verdict with a symbol, so that the table reads at a glance where emoji show colour.
     static func verdictLabel(_ verdict: ComparisonEntry.Verdict) -> String {
         switch verdict {
-        case .regressed: "🔴 regressed"
-        case .improved: "🟢 improved"
-        case .noChange: "no change"
-        case .withinNoise: "within noise"
-        case .inconclusive: "🟡 inconclusive (machine busy)"
-        case .added: "added"
-        case .removed: "removed"
+        case .regressed: "🔴 \(verdict.displayName)"
+        case .improved: "🟢 \(verdict.displayName)"
+        case .inconclusive: "🟡 \(verdict.displayName)"
+        case .noChange, .withinNoise, .added, .removed: verdict.displayName
         }
     }
-
-    static func value(_ metric: Metric, _ value: Double) -> String {
-        switch metric {
-        case .wallTime, .cpuTime: UnitFormatting.duration(nanoseconds: value)
-        default: formatNumber(value)
-        }
-    }
-
-    static func formatP(_ p: Double) -> String { p < 0.0001 ? "<0.0001" : formatNumber(p, digits: 4) }
 
     static func formatNumber(_ value: Double, digits: Int = 3) -> String {
         var text = String(format: "%.\(digits)f", value)

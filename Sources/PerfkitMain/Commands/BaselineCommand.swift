@@ -103,7 +103,7 @@ struct BaselineCommand: ParsableCommand {
             if let previous {
                 let changes = BaselineGate.compare(
                     baseline: previous, current: report, metrics: BaselineGate.stableMetrics,
-                    comparator: Harness.Comparator()
+                    comparator: Harness.Comparator(), remedies: .commandLine
                 )
                 print(ComparisonText.render(changes), terminator: "")
                 for line in changes.skipped ?? [] { print("not compared: \(line)") }

@@ -151,11 +151,10 @@ struct CICommand: ParsableCommand {
         do {
             try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
             let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
-            let directory = writer.directory
-            try AtomicFile.write(try ReportCoding.encode(current), to: directory.appendingPathComponent("report.json"))
+            let written = try writer.write(current, formats: [.json], baseline: baseline)
             try AtomicFile.write(
-                try ReportCoding.encode(baseline), to: directory.appendingPathComponent("baseline-report.json"))
-            print("summary: \(summary)\nreport: \(directory.path)/report.json")
+                try ReportCoding.encode(baseline), to: writer.directory.appendingPathComponent("baseline-report.json"))
+            print("summary: \(summary)\nreport: \(written.map(\.path).joined(separator: ", "))")
         } catch let error as AtomicFile.WriteError {
             throw PerfkitError(error.description)
         }

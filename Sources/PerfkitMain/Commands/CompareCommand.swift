@@ -36,9 +36,7 @@ struct CompareCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Also write the summary to this file (atomically).")
     var output: String?
 
-    enum SummaryFormat: String, ExpressibleByArgument, CaseIterable {
-        case text, markdown
-    }
+    typealias SummaryFormat = ComparisonFormat
 
     func run() throws {
         let baseline = try loadReport(base)
@@ -47,11 +45,7 @@ struct CompareCommand: ParsableCommand {
         try requireComparableTimes(
             baseline: TimingConditions(of: baseline), path: base, current: TimingConditions(of: current))
         let comparison = options.comparator.compare(baseline: baseline, current: current)
-        let summary: String
-        switch format {
-        case .markdown: summary = MarkdownSummary.comparison(comparison)
-        case .text: summary = ComparisonText.render(comparison)
-        }
+        let summary = format.render(comparison)
         print(summary, terminator: "")
         if let output {
             do {
@@ -61,25 +55,5 @@ struct CompareCommand: ParsableCommand {
             }
         }
         try GateOptions.exit(for: comparison)
-    }
-}
-
-/// Plain-text comparison for a terminal: one line per benchmark, regressions first.
-enum ComparisonText {
-    static func render(_ comparison: Comparison) -> String {
-        var lines: [String] = []
-        let entries = MarkdownSummary.sortedForReview(comparison.entries)
-        let width = entries.map(\.id.count).max() ?? 0
-        for entry in entries {
-            let id = entry.id.padding(toLength: width, withPad: " ", startingAt: 0)
-            let verdict = entry.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
-            lines.append("\(verdict)  \(id)  \(entry.explanation)")
-        }
-        let counts =
-            "\(comparison.count(.regressed)) regressed, \(comparison.count(.improved)) improved, "
-            + "\(comparison.count(.noChange)) no change, \(comparison.count(.withinNoise)) within noise"
-        let inconclusive = comparison.count(.inconclusive)
-        lines.append(inconclusive > 0 ? counts + ", \(inconclusive) inconclusive (machine busy)" : counts)
-        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -47,7 +47,8 @@ struct GateOptions: ParsableArguments {
     func compare(baseline: Report, current: Report, comparator: Harness.Comparator) throws -> Comparison {
         if let gateMetric {
             return BaselineGate.compare(
-                baseline: baseline, current: current, metrics: gateMetric.metrics, comparator: comparator)
+                baseline: baseline, current: current, metrics: gateMetric.metrics, comparator: comparator,
+                remedies: .commandLine)
         }
         return comparator.compare(baseline: baseline, current: current)
     }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import HTMLReport
 import Harness
 import PerfReport
 
@@ -38,9 +37,9 @@ struct ReportCommand: ParsableCommand {
         if let base, rendered.comparison == nil {
             rendered.comparison = comparison.comparator.compare(baseline: base, current: current)
         }
-        let html = HTMLReportRenderer.render(rendered, baseline: base)
         do {
-            try AtomicFile.write(Data(html.utf8), to: URL(fileURLWithPath: output))
+            try AtomicFile.write(
+                try OutputFormat.html.render(rendered, baseline: base), to: URL(fileURLWithPath: output))
         } catch let error as AtomicFile.WriteError {
             throw PerfkitError(error.description)
         }

@@ -130,6 +130,7 @@ struct RunCommand: ParsableCommand {
         if let rounds { configuration.rounds = rounds }
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
         if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
+        configuration.remedies = .commandLine
 
         let settings = RunSettings(
             filter: filter, quick: quick, samples: configuration.samples,
@@ -238,7 +239,7 @@ func selectedBenchmarks(_ filter: String?) throws -> BenchmarkSelection {
     do {
         return try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
     } catch let error as BenchmarkSelection.InvalidFilter {
-        throw PerfkitError(error.description)
+        throw PerfkitError(error.commandLineDescription)
     }
 }
 

@@ -1,0 +1,115 @@
+/// Why a comparison entry has its verdict, with the figures the words need: the comparator's
+/// finding as data, not as a sentence. ``ComparisonWording`` is the one place that words it (the
+/// entry's `explanation`, which the terminal, the markdown summary and the HTML page show), so a
+/// library that compares never writes prose, and a test can ask what was found rather than search
+/// the words. The metric and the threshold are the entry's.
+public struct ComparisonReason: Sendable, Equatable {
+    /// Why another metric than the one asked for was compared, when one was.
+    public var substitution: Substitution?
+    public var finding: Finding
+    /// What looking at the verdict again found, in the order it was done: a busy machine, the other
+    /// benchmarks moving too, a re-run.
+    public var reviews: [Review]
+
+    public init(_ finding: Finding, substitution: Substitution? = nil, reviews: [Review] = []) {
+        self.substitution = substitution
+        self.finding = finding
+        self.reviews = reviews
+    }
+
+    /// One side of a comparison.
+    public enum Side: Sendable, Equatable {
+        case baseline, current
+    }
+
+    /// A figure of each side.
+    public struct PerSide<Value: Sendable & Equatable>: Sendable, Equatable {
+        public var baseline: Value
+        public var current: Value
+
+        public init(baseline: Value, current: Value) {
+            self.baseline = baseline
+            self.current = current
+        }
+    }
+
+    public enum Substitution: Sendable, Equatable {
+        /// One side waited for a CPU, so CPU time was compared instead of wall time. The evidence:
+        /// each side's share of its wall time on a CPU (Σ CPU time / Σ wall time of its samples),
+        /// the busier side's the smaller, and its involuntary context switches per second.
+        case busyMachine(onCPU: PerSide<Double>, switchesPerSecond: PerSide<Double>)
+        /// The metric asked for was not measured on both sides, so wall time was compared.
+        case notMeasured(Metric)
+    }
+
+    public enum Finding: Sendable, Equatable {
+        case onlyInBaseline
+        case onlyInCurrentRun
+        /// One side has no samples, so nothing can be ruled out.
+        case noSamples(in: Side)
+        /// Both medians are below this many nanoseconds per operation: clock noise on both sides.
+        case belowMeasurableFloor(nanoseconds: Double)
+        /// Measured in several processes, but their spread cannot be estimated from so few.
+        case processSpreadUnknown
+        /// The significance test and the ratio of medians' interval decided; `processes`, each
+        /// side's count, is set when the levels of processes were compared rather than samples.
+        case tested(
+            ratio: Double, interval: ConfidenceInterval, processes: PerSide<Int>?, pValue: AdjustedPValue,
+            outcome: TestedOutcome)
+        /// The test ran, but the baseline median is not above zero, so there is no ratio.
+        case ratioUndefined(baselineMedian: Double, pValue: AdjustedPValue)
+        /// An exact count per operation decided, without a test; `ratio` is nil when the baseline
+        /// count is zero and the current one is not.
+        case counted(baseline: Double, current: Double, ratio: Double?, outcome: CountedOutcome)
+    }
+
+    /// A p-value after adjustment for testing several benchmarks at once.
+    public struct AdjustedPValue: Sendable, Equatable {
+        public var value: Double
+        /// How many benchmarks were tested together (Holm); 1 when none was adjusted.
+        public var tests: Int
+
+        public init(_ value: Double, tests: Int) {
+            self.value = value
+            self.tests = tests
+        }
+    }
+
+    public enum TestedOutcome: Sendable, Equatable {
+        case regressed, improved
+        /// Significant and beyond the threshold, but the ratio's interval includes 1.
+        case intervalIncludesNoChange
+        /// Significant, but smaller than the threshold.
+        case belowThreshold
+        /// Not significant, but the interval reaches beyond the threshold.
+        case intervalReachesBeyondThreshold
+        /// Not significant, and the interval stays within the threshold.
+        case noSignificantChange
+    }
+
+    public enum CountedOutcome: Sendable, Equatable {
+        case regressed, improved, identical, belowThreshold
+        /// Up from zero.
+        case regressedFromNone
+        /// A difference per operation below this is the runtime's, not the benchmarked code's.
+        case belowMinimumDifference(Double)
+    }
+
+    /// What looking at a verdict again found.
+    public enum Review: Sendable, Equatable {
+        /// Neither regressed nor improved while one side waited for a CPU: no verdict either way.
+        case busyMachineInconclusive
+        /// The other benchmarks were slower too (by their median ratio), as a slower machine would
+        /// make every one, and this one by more than the threshold beyond them (its ratio divided by
+        /// theirs is `relativeRatio`).
+        case beyondSharedSlowdown(otherBenchmarks: Int, medianRatio: Double, relativeRatio: Double)
+        /// The others were slower too, and this one not by the threshold beyond them.
+        case withinSharedSlowdown(otherBenchmarks: Int, medianRatio: Double, relativeRatio: Double)
+        /// A regression the re-run did not measure.
+        case rerunMissing
+        /// The re-run found the regression too; the first run's ratio.
+        case rerunConfirmed(firstRatio: Double?)
+        /// The re-run did not find the first run's regression; the first run's ratio.
+        case rerunDidNotConfirm(firstRatio: Double?)
+    }
+}

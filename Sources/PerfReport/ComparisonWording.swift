@@ -1,0 +1,174 @@
+import Foundation
+
+/// The one place a comparison's reasons are put into words. The comparator records a
+/// ``ComparisonReason``; the entry's `explanation` (what the report stores, and what the terminal,
+/// the markdown summary and the HTML page show) is this wording of it, so a sentence, a metric's
+/// name or a p-value reads the same in every output.
+public enum ComparisonWording {
+    /// The whole explanation of an entry's verdict on `metric` with its threshold: what was
+    /// compared instead (if anything), the finding with its figures, then each review in turn.
+    public static func explanation(_ reason: ComparisonReason, metric: Metric, thresholdPercent: Double) -> String {
+        let finding =
+            (reason.substitution.map(substitution) ?? "")
+            + self.finding(reason.finding, metric: metric, threshold: percent(thresholdPercent))
+        return reason.reviews.reduce(finding) { text, review in applying(review, to: text) }
+    }
+
+    /// `text` with what a review found: most add a clause after it; a re-run's verdict frames it.
+    public static func applying(_ review: ComparisonReason.Review, to text: String) -> String {
+        switch review {
+        case .busyMachineInconclusive:
+            return text + "; inconclusive: the machine was busy, measure again when it is quieter"
+        case .beyondSharedSlowdown(let count, let median, let relative):
+            return text
+                + "; \(others(count, median)), and this one \(ratio(relative)) times that: beyond the threshold still"
+        case .withinSharedSlowdown(let count, let median, let relative):
+            return text
+                + "; but \(others(count, median)), this one only \(ratio(relative)) times that: the machine's "
+                + "speed moved between the two measurements, or a change slowed everything, which time cannot "
+                + "tell apart (instruction counts, or both builds measured interleaved, can)"
+        case .rerunMissing:
+            return text + "; the re-run did not measure it, so the regression stands"
+        case .rerunConfirmed(let first):
+            return "confirmed by a re-run: \(text) (first run \(change(first)))"
+        case .rerunDidNotConfirm(let first):
+            return "the first run's regression (\(change(first))) was not confirmed by a re-run: \(text)"
+        }
+    }
+
+    /// A ratio of medians as a change in words: "12.0% slower", "3.1% more allocations".
+    public static func describe(ratio: Double, metric: Metric) -> String {
+        if ratio == 1 { return "unchanged" }
+        let isTime = metric == .wallTime || metric == .cpuTime || metric == .cycles
+        if ratio == 0 {
+            // "inf% fewer" says nothing: the count went to zero.
+            return isTime ? "dropped to zero" : "none left (was above zero)"
+        }
+        let amount = percent(changePercent(ratio))
+        return isTime
+            ? "\(amount) \(ratio > 1 ? "slower" : "faster")"
+            : "\(amount) \(ratio > 1 ? "more" : "fewer") \(metric.displayName)"
+    }
+
+    /// The size of a change in percent, measured so that it is comparable with the threshold:
+    /// slower by (r − 1), faster by (1/r − 1). A 5% threshold then means "5% slower" or "5% faster".
+    public static func changePercent(_ ratio: Double) -> Double {
+        ratio >= 1 ? (ratio - 1) * 100 : (1 / ratio - 1) * 100
+    }
+
+    // MARK: - Parts
+
+    static func substitution(_ substitution: ComparisonReason.Substitution) -> String {
+        switch substitution {
+        case .busyMachine(let onCPU, let switches):
+            return "the machine was busy (\(busyEvidence(onCPU: onCPU, switchesPerSecond: switches))), "
+                + "so CPU time was compared: "
+        case .notMeasured(let metric):
+            return "\(quantity(metric)) not measured on both sides, so wall time was compared: "
+        }
+    }
+
+    static func finding(_ finding: ComparisonReason.Finding, metric: Metric, threshold: String) -> String {
+        switch finding {
+        case .onlyInBaseline:
+            return "only in the baseline: removed"
+        case .onlyInCurrentRun:
+            return "only in the current run: added"
+        case .noSamples(let side):
+            return "no samples in \(side == .baseline ? "the baseline" : "the current run"), "
+                + "so a change cannot be ruled out"
+        case .belowMeasurableFloor(let nanoseconds):
+            return "both medians are below \(nanoseconds) ns/op: nothing measurable to compare"
+        case .processSpreadUnknown:
+            return "measured in several processes, but how far apart separate processes lie cannot be "
+                + "estimated from these, so a change cannot be ruled out"
+        case .tested(let ratio, let interval, let processes, let p, let outcome):
+            let between = processes.map { " between processes (\($0.baseline) vs \($0.current))" } ?? ""
+            return "\(describe(ratio: ratio, metric: metric)) (ratio \(self.ratio(ratio)), "
+                + "CI\(between) \(self.ratio(interval.lower))…\(self.ratio(interval.upper))), \(pValue(p)): "
+                + self.outcome(outcome, ratio: ratio, threshold: threshold)
+        case .ratioUndefined(let baselineMedian, let p):
+            return "baseline median is \(value(baselineMedian)) \(metric.unitPerOperation), too small to measure, "
+                + "so the ratio is undefined and a change cannot be ruled out (\(pValue(p)))"
+        case .counted(let baseline, let current, let ratio, let outcome):
+            let noun = quantity(metric)
+            let values = "\(value(baseline)) → \(value(current)) \(noun)"
+            let change = ratio.map { "\(values) (\(describe(ratio: $0, metric: metric)))" } ?? values
+            return "\(change): \(self.outcome(outcome, threshold: threshold)); "
+                + "\(noun) are deterministic, so no significance test is needed"
+        }
+    }
+
+    /// What the test and the ratio's interval found: "regressed beyond the 5.0% threshold".
+    static func outcome(_ outcome: ComparisonReason.TestedOutcome, ratio: Double, threshold: String) -> String {
+        switch outcome {
+        case .regressed: return "regressed beyond the \(threshold) threshold"
+        case .improved: return "improved beyond the \(threshold) threshold"
+        case .intervalIncludesNoChange:
+            return "significant by the rank test, but the ratio's interval includes no change"
+        case .belowThreshold:
+            return "changed by \(percent(changePercent(ratio))), below the \(threshold) threshold"
+        case .intervalReachesBeyondThreshold:
+            return "not significant, but the interval reaches beyond ±\(threshold), so a change cannot be ruled out"
+        case .noSignificantChange:
+            return "no significant change, and the interval stays within ±\(threshold)"
+        }
+    }
+
+    /// What an exact count's change amounts to: "regressed beyond the 2.0% threshold", "identical".
+    static func outcome(_ outcome: ComparisonReason.CountedOutcome, threshold: String) -> String {
+        switch outcome {
+        case .regressed: "regressed beyond the \(threshold) threshold"
+        case .improved: "improved beyond the \(threshold) threshold"
+        case .identical: "identical"
+        case .belowThreshold: "below the \(threshold) threshold"
+        case .regressedFromNone: "regressed from none"
+        case .belowMinimumDifference(let minimum):
+            "a difference below \(value(minimum)) per operation is runtime residue, not the benchmarked code"
+        }
+    }
+
+    /// "this run was on a CPU for 52% of its wall time (the baseline 100%), 120 involuntary context
+    /// switches/s (the baseline 2)".
+    static func busyEvidence(
+        onCPU: ComparisonReason.PerSide<Double>, switchesPerSecond switches: ComparisonReason.PerSide<Double>
+    ) -> String {
+        let currentIsBusier = onCPU.current < onCPU.baseline
+        let (side, other) = currentIsBusier ? ("this run", "the baseline") : ("the baseline", "this run")
+        let baseline = (onCPU: onCPU.baseline, switches: switches.baseline)
+        let current = (onCPU: onCPU.current, switches: switches.current)
+        let (busy, quiet) = currentIsBusier ? (current, baseline) : (baseline, current)
+        return "\(side) was on a CPU for \(share(busy.onCPU)) of its wall time (\(other) \(share(quiet.onCPU))), "
+            + "\(whole(busy.switches)) involuntary context switches/s (\(other) \(whole(quiet.switches)))"
+    }
+
+    static func others(_ count: Int, _ medianRatio: Double) -> String {
+        "the other \(count) benchmarks were slower too (median ratio \(ratio(medianRatio)))"
+    }
+
+    /// "p = 0.0123", with the adjustment when several benchmarks were tested together.
+    static func pValue(_ p: ComparisonReason.AdjustedPValue) -> String {
+        let text = UnitFormatting.pValue(p.value)
+        return p.tests > 1 ? "\(text) after Holm over \(p.tests) benchmarks" : text
+    }
+
+    /// What a metric counts, as the sentences about exact counts say it: "instructions per operation".
+    static func quantity(_ metric: Metric) -> String {
+        switch metric {
+        case .instructions, .allocations: "\(metric.displayName) per operation"
+        case .wallTime, .cpuTime, .cycles, .contextSwitches: metric.displayName
+        }
+    }
+
+    static func change(_ ratio: Double?) -> String { ratio.map { UnitFormatting.change(ratio: $0) } ?? "?" }
+
+    static func percent(_ percent: Double) -> String { String(format: "%.1f%%", percent) }
+
+    static func ratio(_ ratio: Double) -> String { String(format: "%.3f", ratio) }
+
+    static func value(_ value: Double) -> String { String(format: "%.4g", value) }
+
+    static func share(_ fraction: Double) -> String { "\(Int((fraction * 100).rounded()))%" }
+
+    static func whole(_ value: Double) -> String { "\(Int(value.rounded()))" }
+}
