@@ -84,7 +84,16 @@ public final class CallgrindInstructionCounter: RegionCounter {
 
 /// One part of callgrind's output: which event counts it holds and their totals.
 public struct CallgrindDump: Sendable, Equatable {
+    /// Why a callgrind dump could not be read: a kind to switch on and the one-line problem.
     public struct ParseError: Error, CustomStringConvertible, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// A line the format requires is absent (`events:`, `totals:`/`summary:`).
+            case missingLine
+            /// The totals do not match the events, or one is not a number.
+            case badTotals
+        }
+
+        public var kind: Kind
         public var description: String
     }
 
@@ -116,17 +125,19 @@ public struct CallgrindDump: Sendable, Equatable {
                 trigger = value.hasPrefix(prefix) ? String(value.dropFirst(prefix.count)) : String(value)
             }
         }
-        guard let events, !events.isEmpty else { throw ParseError(description: "no 'events:' line") }
+        guard let events, !events.isEmpty else {
+            throw ParseError(kind: .missingLine, description: "no 'events:' line")
+        }
         guard let values = totalsLine ?? summaryLine else {
-            throw ParseError(description: "no 'totals:' or 'summary:' line")
+            throw ParseError(kind: .missingLine, description: "no 'totals:' or 'summary:' line")
         }
         guard values.count <= events.count else {
-            throw ParseError(description: "\(values.count) totals for \(events.count) events")
+            throw ParseError(kind: .badTotals, description: "\(values.count) totals for \(events.count) events")
         }
         var totals: [String: Double] = [:]
         for (index, value) in values.enumerated() {
             guard let number = Double(value) else {
-                throw ParseError(description: "total '\(value)' of \(events[index]) is not a number")
+                throw ParseError(kind: .badTotals, description: "total '\(value)' of \(events[index]) is not a number")
             }
             totals[events[index]] = number
         }

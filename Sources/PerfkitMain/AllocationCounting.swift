@@ -37,7 +37,7 @@ struct InterposedAllocationCounter: AllocationCounter {
     static func reexecWithInterposer() throws -> Never {
         guard let library = libraryPath else {
             throw PerfkitError(
-                "--allocations: libMallocInterposerSwift.so was not found next to the perfkit executable")
+                .missingTool, "--allocations: libMallocInterposerSwift.so was not found next to the perfkit executable")
         }
         var environment = ProcessInfo.processInfo.environment
         environment[environmentKey] = "1"
@@ -47,6 +47,7 @@ struct InterposedAllocationCounter: AllocationCounter {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         execve("/proc/self/exe", argv, envp)
         throw PerfkitError(
+            .runFailed,
             "--allocations: cannot re-execute perfkit with the interposer: \(String(cString: strerror(errno)))")
     }
 }

@@ -8,6 +8,7 @@ import PerfReport
 func requireSharedBenchmarks(baseline: Report, path: String, ids: Set<String>) throws {
     guard !ids.isEmpty, Set(baseline.benchmarks.map(\.id)).isDisjoint(with: ids) else { return }
     throw PerfkitError(
+        .invalidInput,
         "\(path): shares no benchmark with this run (\(baseline.benchmarks.count) others, e.g. "
             + "\(baseline.benchmarks.first?.id ?? "none")): a baseline of another package or suite?")
 }
@@ -20,6 +21,7 @@ func requireComparableTimes(baseline: TimingConditions, path: String, current: T
     let reasons = baseline.differences(from: current)
     guard !reasons.isEmpty else { return }
     throw PerfkitError(
+        .invalidInput,
         "\(path): cannot compare wall time: \(reasons.joined(separator: "; ")); gate on exact counts instead "
             + "(run --baseline \(path) --instructions --allocations --gate-metric instructions,allocations)")
 }

@@ -18,10 +18,10 @@ enum CallgrindLauncher {
     /// Runs the same arguments under callgrind, waits, and exits with the child's status.
     static func runUnderCallgrind() throws -> Never {
         if CallgrindInstructionCounter.runningOnValgrind {
-            throw PerfkitError("--instructions: perfkit starts valgrind itself; run it without valgrind")
+            throw PerfkitError(.invalidInput, "--instructions: perfkit starts valgrind itself; run it without valgrind")
         }
         guard let valgrind = ExternalTool.locateOnPath("valgrind") else {
-            throw PerfkitError("--instructions: valgrind is not installed (run scripts/setup.sh)")
+            throw PerfkitError(.missingTool, "--instructions: valgrind is not installed (run scripts/setup.sh)")
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let work = URL(fileURLWithPath: NSTemporaryDirectory())
@@ -29,7 +29,7 @@ enum CallgrindLauncher {
         do {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         } catch {
-            throw PerfkitError("\(work.path): cannot create a directory for callgrind's output: \(error)")
+            throw PerfkitError(.cannotWrite, "\(work.path): cannot create a directory for callgrind's output: \(error)")
         }
         defer { try? FileManager.default.removeItem(at: work) }
 
@@ -54,7 +54,7 @@ enum CallgrindLauncher {
         do {
             try process.run()
         } catch {
-            throw PerfkitError("--instructions: cannot start \(valgrind): \(error)")
+            throw PerfkitError(.runFailed, "--instructions: cannot start \(valgrind): \(error)")
         }
         PerfkitProcess.waitPassingOnInterrupt(process)
         let status = process.terminationStatus

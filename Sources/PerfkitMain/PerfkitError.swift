@@ -2,12 +2,41 @@ import ArgumentParser
 import Foundation
 import PerfReport
 
-/// An input or environment problem, reported as one line (argument-parser prefixes "Error: ")
-/// and exit code 1.
+/// A command's failure: a kind to switch on, the one-line message (argument-parser prefixes
+/// "Error: "; exit code 1), and the library error behind it where there is one.
 public struct PerfkitError: Error, CustomStringConvertible {
-    public var description: String
+    public enum Kind: Sendable, Equatable {
+        /// A file, value or situation given is wrong: a missing or malformed input, options that do
+        /// not go together, a baseline of another package, a debug build to benchmark.
+        case invalidInput
+        /// An output (report directory, baseline, summary, image, profile) cannot be written.
+        case cannotWrite
+        /// A tool perfkit runs is not installed (valgrind, git, swift, the interposer, a symbolizer).
+        case missingTool
+        /// A process perfkit started failed: a build, a measuring run, a benchmark executable.
+        case runFailed
+        /// The machine lacks what the command needs (a memory cgroup it may create, …).
+        case unsupported
+    }
 
-    public init(_ description: String) { self.description = description }
+    public var kind: Kind
+    public var message: String
+    /// The library error this one words for the command line, if any.
+    public var cause: (any Error)?
+
+    public var description: String { message }
+
+    public init(_ kind: Kind, _ message: String, cause: (any Error)? = nil) {
+        self.kind = kind
+        self.message = message
+        self.cause = cause
+    }
+
+    /// A report that could not be loaded: the input is wrong.
+    public init(_ error: ReportCoding.LoadError) { self.init(.invalidInput, error.description, cause: error) }
+
+    /// A file that could not be written.
+    public init(_ error: AtomicFile.WriteError) { self.init(.cannotWrite, error.description, cause: error) }
 }
 
 let perfkitVersionString = PerfReport.perfkitVersion

@@ -59,10 +59,11 @@ enum RegisteredSuites {
     /// comparison).
     static func checked(_ suites: [BenchmarkSuite]) throws -> [BenchmarkSuite] {
         guard suites.contains(where: { !$0.benchmarks.isEmpty }) else {
-            throw PerfkitError("no benchmarks: the executable handed perfkit no suite with a benchmark in it")
+            throw PerfkitError(
+                .invalidInput, "no benchmarks: the executable handed perfkit no suite with a benchmark in it")
         }
         if let problem = suites.lazy.flatMap(\.benchmarks).compactMap(\.pathProblem).first {
-            throw PerfkitError(problem)
+            throw PerfkitError(.invalidInput, problem)
         }
         var seen = Set<String>()
         var duplicates: [String] = []
@@ -70,7 +71,7 @@ enum RegisteredSuites {
             duplicates.append(id)
         }
         guard duplicates.isEmpty else {
-            throw PerfkitError("duplicate benchmark id: \(duplicates.joined(separator: ", "))")
+            throw PerfkitError(.invalidInput, "duplicate benchmark id: \(duplicates.joined(separator: ", "))")
         }
         return suites
     }

@@ -21,7 +21,8 @@ struct ProcessRuns {
         do {
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         } catch {
-            throw PerfkitError("\(work.path): cannot create a folder for the processes' reports: \(error)")
+            throw PerfkitError(
+                .cannotWrite, "\(work.path): cannot create a folder for the processes' reports: \(error)")
         }
         defer { try? FileManager.default.removeItem(at: work) }
 
@@ -42,6 +43,7 @@ struct ProcessRuns {
             }
             guard status == 0 else {
                 throw PerfkitError(
+                    .runFailed,
                     "\(PerfkitProcess.executable.path): process \(index + 1) of \(count) failed with exit status \(status)"
                 )
             }

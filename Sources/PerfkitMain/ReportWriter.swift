@@ -20,10 +20,10 @@ public struct ReportWriter: Sendable {
             directory = root.appendingPathComponent(formatter.string(from: timestamp) + "-\(suffix)")
         }
         if let problem = makeDirectories(directory.path) {
-            throw PerfkitError("\(directory.path): cannot create the report directory: \(problem)")
+            throw PerfkitError(.cannotWrite, "\(directory.path): cannot create the report directory: \(problem)")
         }
         guard access(directory.path, W_OK) == 0 else {
-            throw PerfkitError("\(directory.path): the report directory is not writable")
+            throw PerfkitError(.cannotWrite, "\(directory.path): the report directory is not writable")
         }
         return ReportWriter(directory: directory)
     }
@@ -35,7 +35,7 @@ public struct ReportWriter: Sendable {
             do {
                 try AtomicFile.write(try format.render(report, baseline: baseline), to: url)
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             written.append(url)
         }

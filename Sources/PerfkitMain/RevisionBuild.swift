@@ -19,13 +19,15 @@ struct RevisionBuild {
         let scratch = scratchPath.map { URL(fileURLWithPath: $0) } ?? work.appendingPathComponent("build")
         printError("ci: checking out \(revision) in \(source.path)\n")
         guard try tool("git", ["worktree", "add", "--detach", "--quiet", source.path, revision]) == 0 else {
-            throw PerfkitError("\(revision): cannot check out this revision in a separate worktree (git worktree add)")
+            throw PerfkitError(
+                .runFailed, "\(revision): cannot check out this revision in a separate worktree (git worktree add)")
         }
         let remove = { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
         let package = place.prefix.isEmpty ? source : source.appendingPathComponent(place.prefix)
         guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
             remove()
             throw PerfkitError(
+                .invalidInput,
                 "\(revision): no Package.swift in \(place.prefix.isEmpty ? "the repository's top folder" : place.prefix) "
                     + "at that revision")
         }
@@ -44,7 +46,8 @@ struct RevisionBuild {
             ])
         guard built == 0 else {
             remove()
-            throw PerfkitError("\(revision): the release build of \(product) failed (swift build exit status \(built))")
+            throw PerfkitError(
+                .runFailed, "\(revision): the release build of \(product) failed (swift build exit status \(built))")
         }
         return RevisionBuild(executable: scratch.appendingPathComponent("release/\(product)"), remove: remove)
     }
@@ -60,6 +63,7 @@ struct RevisionBuild {
             let link = package.appendingPathComponent(relative).standardizedFileURL
             guard link.path.hasPrefix(work.standardizedFileURL.path + "/") else {
                 throw PerfkitError(
+                    .invalidInput,
                     "\(dependency.path): a path dependency too far outside the repository (\(relative)) to place "
                         + "beside the checkout of REV")
             }
@@ -74,12 +78,15 @@ struct RevisionBuild {
     /// With a scratch folder of its own: under `swift package perfkit ci` SwiftPM holds the
     /// package's `.build` lock, which a dump-package there would wait for forever.
     static func pathDependencies(scratch: URL) throws -> [URL] {
-        guard let swift = ExternalTool.locateOnPath("swift") else { throw PerfkitError("swift: not found on PATH") }
+        guard let swift = ExternalTool.locateOnPath("swift") else {
+            throw PerfkitError(.missingTool, "swift: not found on PATH")
+        }
         let manifest: Data
         do {
             manifest = try ExternalTool.output(of: swift, ["package", "--scratch-path", scratch.path, "dump-package"])
         } catch {
-            throw PerfkitError("ci --against: cannot read this package's manifest (swift package dump-package)")
+            throw PerfkitError(
+                .runFailed, "ci --against: cannot read this package's manifest (swift package dump-package)")
         }
         struct Manifest: Decodable {
             struct Dependency: Decodable {
@@ -117,8 +124,11 @@ struct RevisionBuild {
         func contains(_ url: URL) -> Bool { url.path == top.path || url.path.hasPrefix(top.path + "/") }
 
         static func current() throws -> RepositoryPlace {
-            guard let git = ExternalTool.locateOnPath("git") else { throw PerfkitError("git: not found on PATH") }
-            let notInRepository = PerfkitError("ci --against: the current directory is not in a git repository")
+            guard let git = ExternalTool.locateOnPath("git") else {
+                throw PerfkitError(.missingTool, "git: not found on PATH")
+            }
+            let notInRepository = PerfkitError(
+                .invalidInput, "ci --against: the current directory is not in a git repository")
             let output: Data
             do {
                 output = try ExternalTool.output(of: git, ["rev-parse", "--show-toplevel", "--show-prefix"])
@@ -137,7 +147,9 @@ struct RevisionBuild {
 
     /// Runs a tool from PATH, its output on our stderr.
     static func tool(_ name: String, _ arguments: [String]) throws -> Int32 {
-        guard let path = ExternalTool.locateOnPath(name) else { throw PerfkitError("\(name): not found on PATH") }
+        guard let path = ExternalTool.locateOnPath(name) else {
+            throw PerfkitError(.missingTool, "\(name): not found on PATH")
+        }
         return try PerfkitProcess.run(arguments, executable: URL(fileURLWithPath: path))
     }
 }

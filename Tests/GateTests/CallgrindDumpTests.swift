@@ -63,16 +63,16 @@ import Testing
     }
 
     @Test func rejectsMalformedDumps() {
-        #expect(throws: CallgrindDump.ParseError(description: "no 'events:' line")) {
+        #expect(throws: CallgrindDump.ParseError(kind: .missingLine, description: "no 'events:' line")) {
             try CallgrindDump(parsing: "totals: 5\n")
         }
-        #expect(throws: CallgrindDump.ParseError(description: "no 'totals:' or 'summary:' line")) {
+        #expect(throws: CallgrindDump.ParseError(kind: .missingLine, description: "no 'totals:' or 'summary:' line")) {
             try CallgrindDump(parsing: "events: Ir\n")
         }
-        #expect(throws: CallgrindDump.ParseError(description: "total 'x12' of Ir is not a number")) {
+        #expect(throws: CallgrindDump.ParseError(kind: .badTotals, description: "total 'x12' of Ir is not a number")) {
             try CallgrindDump(parsing: "events: Ir\ntotals: x12\n")
         }
-        #expect(throws: CallgrindDump.ParseError(description: "2 totals for 1 events")) {
+        #expect(throws: CallgrindDump.ParseError(kind: .badTotals, description: "2 totals for 1 events")) {
             try CallgrindDump(parsing: "events: Ir\ntotals: 1 2\n")
         }
     }

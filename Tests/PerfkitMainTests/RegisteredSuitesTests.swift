@@ -17,6 +17,7 @@ import Testing
         let error = try #require(throws: PerfkitError.self) {
             try RegisteredSuites.checked([suite("A", ["A/g/x", "A/g/y"]), suite("B", ["A/g/x"])])
         }
+        #expect(error.kind == .invalidInput)
         #expect(error.description == "duplicate benchmark id: A/g/x")
     }
 

@@ -59,6 +59,7 @@ struct BaselineCommand: ParsableCommand {
                 && !allowCI
             {
                 throw PerfkitError(
+                    .invalidInput,
                     "\(output): not updating the baseline in CI (CI is set); refresh it on purpose and commit it")
             }
             try selectedBenchmarks(filter)
@@ -76,23 +77,26 @@ struct BaselineCommand: ParsableCommand {
                 arguments += ["--filter", filter]
                 printError("baseline: measuring run \(index + 1) of \(runs)\n")
                 let status = try PerfkitProcess.run(arguments)
-                guard status == 0 else { throw PerfkitError("\(output): the measuring run failed (exit \(status))") }
+                guard status == 0 else {
+                    throw PerfkitError(.runFailed, "\(output): the measuring run failed (exit \(status))")
+                }
                 let measured = try PerfkitProcess.onlyReport(in: directory)
                 guard measured.complete else {
                     throw PerfkitError(
-                        "\(output): the measuring run was incomplete: \(measured.incompleteReason ?? "?")")
+                        .runFailed, "\(output): the measuring run was incomplete: \(measured.incompleteReason ?? "?")")
                 }
                 reports.append(measured)
             }
             let report = InstructionDeterminism.marked(reports[0], repeats: Array(reports.dropFirst()))
             let uncounted = report.benchmarks.filter { $0.instructionsPerOperation == nil }.map(\.id)
             guard uncounted.isEmpty else {
-                throw PerfkitError("\(output): no instruction counts for \(uncounted.joined(separator: ", "))")
+                throw PerfkitError(
+                    .runFailed, "\(output): no instruction counts for \(uncounted.joined(separator: ", "))")
             }
             do {
                 try AtomicFile.write(try ReportCoding.encode(report), to: URL(fileURLWithPath: output))
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             print("baseline: \(output): \(report.benchmarks.count) benchmarks")
             for benchmark in report.benchmarks {
@@ -130,7 +134,7 @@ enum PerfkitProcess {
         do {
             try process.run()
         } catch {
-            throw PerfkitError("\(executable.path): cannot start: \(error)")
+            throw PerfkitError(.runFailed, "\(executable.path): cannot start: \(error)")
         }
         waitPassingOnInterrupt(process)
         // Let our caller's cleanup run before the command ends.
@@ -166,7 +170,7 @@ enum PerfkitProcess {
         }
         .filter { FileManager.default.fileExists(atPath: $0.path) }
         guard reports.count == 1 else {
-            throw PerfkitError("\(directory.path): expected one report, found \(reports.count)")
+            throw PerfkitError(.invalidInput, "\(directory.path): expected one report, found \(reports.count)")
         }
         return try loadReport(reports[0].path)
     }

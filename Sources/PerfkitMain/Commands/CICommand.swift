@@ -156,7 +156,7 @@ struct CICommand: ParsableCommand {
                 try ReportCoding.encode(baseline), to: writer.directory.appendingPathComponent("baseline-report.json"))
             print("summary: \(summary)\nreport: \(written.map(\.path).joined(separator: ", "))")
         } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error.description)
+            throw PerfkitError(error)
         }
     }
 
@@ -182,14 +182,14 @@ struct CICommand: ParsableCommand {
                     printError("ci: \(label) round \(round + 1)/\(rounds): \(side.rawValue)\n")
                     let status = try PerfkitProcess.run(arguments, executable: executable, quiet: true)
                     guard status == 0 else {
-                        throw PerfkitError("\(executable.path): `run` failed with exit status \(status)")
+                        throw PerfkitError(.runFailed, "\(executable.path): `run` failed with exit status \(status)")
                     }
                     reports[side, default: []].append(try PerfkitProcess.onlyReport(in: directory))
                 }
             }
             guard let old = InterleavedComparison.merge(reports[.baseline] ?? []),
                 let new = InterleavedComparison.merge(reports[.current] ?? [])
-            else { throw PerfkitError("\(work.path): no reports were written") }
+            else { throw PerfkitError(.runFailed, "\(work.path): no reports were written") }
             return (old, new)
         }
     }

@@ -51,7 +51,7 @@ struct CompareCommand: ParsableCommand {
             do {
                 try AtomicFile.write(Data(summary.utf8), to: URL(fileURLWithPath: output))
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
         }
         try GateOptions.exit(for: comparison)

@@ -67,7 +67,7 @@ struct GateOptions: ParsableArguments {
         do {
             try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
         } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error.description)
+            throw PerfkitError(error)
         }
     }
 }

@@ -42,17 +42,19 @@ struct MergeCommand: ParsableCommand {
         let loaded = try reports.map(loadReport)
         var merged: Report
         do {
-            guard let union = try ReportUnion.union(loaded) else { throw PerfkitError("no reports to merge") }
+            guard let union = try ReportUnion.union(loaded) else {
+                throw PerfkitError(.invalidInput, "no reports to merge")
+            }
             merged = union
         } catch let error as ReportUnion.DuplicateBenchmarks {
-            throw PerfkitError("\(reports.joined(separator: ", ")): \(error.description)")
+            throw PerfkitError(.invalidInput, "\(reports.joined(separator: ", ")): \(error.description)")
         }
 
         if let into {
             do {
                 try AtomicFile.write(try ReportCoding.encode(merged), to: URL(fileURLWithPath: into))
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             print("merged \(loaded.count) report(s), \(merged.benchmarks.count) benchmarks: \(into)")
             return

@@ -29,7 +29,7 @@ struct ReportCommand: ParsableCommand {
             current = try ReportCoding.load(from: URL(fileURLWithPath: report))
             base = try baseline.map { try ReportCoding.load(from: URL(fileURLWithPath: $0)) }
         } catch let error as ReportCoding.LoadError {
-            throw PerfkitError(error.description)
+            throw PerfkitError(error)
         }
         // A saved `run --baseline` report already carries its comparison; otherwise compare now,
         // with the same rules as `perfkit compare`.
@@ -41,7 +41,7 @@ struct ReportCommand: ParsableCommand {
             try AtomicFile.write(
                 try OutputFormat.html.render(rendered, baseline: base), to: URL(fileURLWithPath: output))
         } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error.description)
+            throw PerfkitError(error)
         }
         printError("wrote \(output)\n")
     }

@@ -103,6 +103,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         if buildConfiguration == "debug" && !allowDebugBuild {
             throw PerfkitError(
+                .invalidInput,
                 "this is a debug build; benchmark a release build (swift build -c release) or pass --allow-debug-build")
         }
         // Several processes: each child re-executes itself as it needs; this one only merges.
@@ -239,7 +240,7 @@ func selectedBenchmarks(_ filter: String?) throws -> BenchmarkSelection {
     do {
         return try BenchmarkSelection(filter: filter, suites: RegisteredSuites.all)
     } catch let error as BenchmarkSelection.InvalidFilter {
-        throw PerfkitError(error.commandLineDescription)
+        throw PerfkitError(.invalidInput, error.commandLineDescription, cause: error)
     }
 }
 
@@ -248,7 +249,7 @@ func loadReport(_ path: String) throws -> Report {
     do {
         return try ReportCoding.load(from: URL(fileURLWithPath: path))
     } catch let error as ReportCoding.LoadError {
-        throw PerfkitError(error.description)
+        throw PerfkitError(error)
     }
 }
 

@@ -39,7 +39,7 @@ struct MemoryDemoCommand: ParsableCommand {
         if let child, let breadcrumb, let jsonLines {
             return runChild(child, breadcrumb: breadcrumb, jsonLines: jsonLines)
         }
-        if let problem = MemoryLimitedCgroup.unavailable { throw PerfkitError("memory-demo: \(problem)") }
+        if let problem = MemoryLimitedCgroup.unavailable { throw PerfkitError(.unsupported, "memory-demo: \(problem)") }
         let directory = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date()).directory
         let breadcrumb = directory.appendingPathComponent("probe.breadcrumb").path
         let jsonLines = directory.appendingPathComponent("memory.jsonl").path
@@ -48,7 +48,7 @@ struct MemoryDemoCommand: ParsableCommand {
             cgroup = try MemoryLimitedCgroup(
                 name: "perfkit-memory-demo-\(getpid())", limitBytes: UInt64(limitMebibytes) << 20)
         } catch {
-            throw PerfkitError("memory-demo: cannot make a memory cgroup: \(error)")
+            throw PerfkitError(.unsupported, "memory-demo: cannot make a memory cgroup: \(error)")
         }
         defer { cgroup.remove() }
         say("-- cgroup \(cgroup.version) \(cgroup.memoryDirectory), limit \(limitMebibytes) MiB")
@@ -71,14 +71,14 @@ struct MemoryDemoCommand: ParsableCommand {
         let verdict = try? Probe.previousExit(breadcrumb: breadcrumb)
         // The second instance stopped cleanly: what it found is in the records; its own ending is clean.
         guard verdict?.reason == .clean, second.terminationStatus == 0 else {
-            throw PerfkitError("memory-demo: the second instance did not finish cleanly")
+            throw PerfkitError(.runFailed, "memory-demo: the second instance did not finish cleanly")
         }
         let lines = (try? String(contentsOfFile: jsonLines, encoding: .utf8)) ?? ""
         let killedForMemory = lines.contains("\"reason\":\"killed-for-memory\"")
         let warned = lines.contains("\"type\":\"memory-warning\"")
         if !(killedForMemory && warned) {
             throw PerfkitError(
-                "memory-demo: expected memory warnings and a killed-for-memory verdict; see \(jsonLines)")
+                .runFailed, "memory-demo: expected memory warnings and a killed-for-memory verdict; see \(jsonLines)")
         }
     }
 

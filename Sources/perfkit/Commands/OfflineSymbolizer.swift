@@ -31,13 +31,14 @@ struct OfflineSymbolizer {
         let fileManager = FileManager.default
         if let explicitPath {
             guard fileManager.isExecutableFile(atPath: explicitPath) else {
-                throw PerfkitError("\(explicitPath): not an executable file (--symbolizer)")
+                throw PerfkitError(.invalidInput, "\(explicitPath): not an executable file (--symbolizer)")
             }
             return OfflineSymbolizer(toolPath: explicitPath)
         }
         guard let found = ExternalTool.locateInToolchain("llvm-symbolizer") ?? ExternalTool.locateOnPath("addr2line")
         else {
             throw PerfkitError(
+                .missingTool,
                 "symbolicate: neither llvm-symbolizer (next to swift) nor addr2line found; use --symbolizer")
         }
         return OfflineSymbolizer(toolPath: found)
@@ -71,7 +72,7 @@ struct OfflineSymbolizer {
     static func parseLLVMJSON(_ output: Data, count: Int, tool: String) throws -> [Location] {
         guard let objects = try? JSONSerialization.jsonObject(with: output) as? [[String: Any]], objects.count == count
         else {
-            throw PerfkitError("\(tool): unexpected output (expected a JSON array of \(count) addresses)")
+            throw PerfkitError(.runFailed, "\(tool): unexpected output (expected a JSON array of \(count) addresses)")
         }
         return objects.map { object in
             let frames = (object["Symbol"] as? [[String: Any]] ?? []).map { frame in
@@ -109,7 +110,7 @@ struct OfflineSymbolizer {
         do {
             return try ExternalTool.output(of: toolPath, arguments)
         } catch let failure as ExternalTool.Failure {
-            throw PerfkitError("\(failure.description) on \(module)")
+            throw PerfkitError(.runFailed, "\(failure.description) on \(module)")
         }
     }
 }

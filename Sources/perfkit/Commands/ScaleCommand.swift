@@ -79,7 +79,7 @@ struct ScaleCommand: ParsableCommand {
 
     func scaleFile(input: String, output: String, target: ScaleTarget) throws {
         if !overwrite, FileManager.default.fileExists(atPath: output), sameFile(input, output) {
-            throw PerfkitError("\(output): is the input file; pass --overwrite to replace it")
+            throw PerfkitError(.invalidInput, "\(output): is the input file; pass --overwrite to replace it")
         }
         let clock = ContinuousClock()
         let start = clock.now
@@ -87,7 +87,7 @@ struct ScaleCommand: ParsableCommand {
         do {
             image = try PNG.read(path: input, maxPixels: maxPixels)
         } catch {
-            throw PerfkitError("\(input): \(error)")
+            throw PerfkitError(.invalidInput, "\(input): \(error)", cause: error)
         }
         let decoded = clock.now
         let scaled: Image
@@ -120,14 +120,14 @@ struct ScaleCommand: ParsableCommand {
                 }
             }
         } catch {
-            throw PerfkitError("\(input): \(error)")
+            throw PerfkitError(.invalidInput, "\(input): \(error)", cause: error)
         }
         let resized = clock.now
         do {
             try PNG.write(
                 scaled, to: output, compressionLevel: compression, filter: filter.pngFilter, threads: encodeThreads)
         } catch {
-            throw PerfkitError("\(output): \(error)")
+            throw PerfkitError(.cannotWrite, "\(output): \(error)", cause: error)
         }
         let written = clock.now
         if time {
@@ -149,13 +149,13 @@ struct ScaleCommand: ParsableCommand {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: outputDirectory, isDirectory: &isDirectory), isDirectory.boolValue
         else {
-            throw PerfkitError("\(outputDirectory): output directory does not exist")
+            throw PerfkitError(.invalidInput, "\(outputDirectory): output directory does not exist")
         }
         var found: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw PerfkitError("\(path): no such file or directory")
+                throw PerfkitError(.invalidInput, "\(path): no such file or directory")
             }
             if isDirectory.boolValue {
                 let names = try FileManager.default.contentsOfDirectory(atPath: path)
@@ -170,7 +170,7 @@ struct ScaleCommand: ParsableCommand {
             (outputDirectory as NSString).appendingPathComponent(($0 as NSString).lastPathComponent)
         }
         if let duplicate = Dictionary(grouping: outputs, by: { $0 }).first(where: { $0.value.count > 1 }) {
-            throw PerfkitError("\(duplicate.key): several inputs have this name")
+            throw PerfkitError(.invalidInput, "\(duplicate.key): several inputs have this name")
         }
         let progress = BatchProgress(total: inputs.count)
         let lanes = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(inputs.count, 1))
@@ -186,7 +186,7 @@ struct ScaleCommand: ParsableCommand {
             }
         }
         let failures = progress.finish()
-        if failures > 0 { throw PerfkitError("\(failures) of \(inputs.count) files failed") }
+        if failures > 0 { throw PerfkitError(.invalidInput, "\(failures) of \(inputs.count) files failed") }
     }
 
     private func sameFile(_ a: String, _ b: String) -> Bool {

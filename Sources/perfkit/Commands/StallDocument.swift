@@ -35,11 +35,12 @@ enum StallDocument {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             throw PerfkitError(
+                .invalidInput,
                 "\(path): cannot read: \(!exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "read failed")"
             )
         }
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            throw PerfkitError("\(path): the file is empty")
+            throw PerfkitError(.invalidInput, "\(path): the file is empty")
         }
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["schemaVersion"] != nil
         {
@@ -70,6 +71,7 @@ enum StallDocument {
                 }
                 let problem = notJSON ? "not valid JSON" : "not a stall record (\(ReportCoding.describe(error)))"
                 throw PerfkitError(
+                    .invalidInput,
                     "\(path): line \(index + 1): \(problem); expected a perfkit report or Probe JSON lines")
             }
         }

@@ -22,7 +22,8 @@ struct StallSelection: ParsableArguments {
     func pick(from all: [NumberedStall], in input: String) throws -> [NumberedStall] {
         let count = StallsCommand.count
         if let missing = stall.first(where: { $0 > all.count }) {
-            throw PerfkitError("\(input): no stall \(missing); the file holds \(count(all.count, "stall"))")
+            throw PerfkitError(
+                .invalidInput, "\(input): no stall \(missing); the file holds \(count(all.count, "stall"))")
         }
         var picked = all
         if !stall.isEmpty { picked = picked.filter { stall.contains($0.number) } }
@@ -31,6 +32,7 @@ struct StallSelection: ParsableArguments {
             if matching.isEmpty {
                 let names = Set(all.map(\.record.watchdog)).sorted().joined(separator: ", ")
                 throw PerfkitError(
+                    .invalidInput,
                     "\(input): no\(stall.isEmpty ? "" : " picked") stall of watchdog \"\(watchdog)\" (watchdogs: \(names))"
                 )
             }
@@ -41,6 +43,7 @@ struct StallSelection: ParsableArguments {
             if matching.isEmpty {
                 let groups = Set(picked.map(\.record.groupKey)).count
                 throw PerfkitError(
+                    .invalidInput,
                     "\(input): no\(picked.count < all.count ? " picked" : "") stall's group key contains \"\(group)\" "
                         + "(\(count(picked.count, "stall")) in \(count(groups, "group")); --list shows them)")
             }

@@ -115,7 +115,7 @@ struct StallsCommand: ParsableCommand {
         let document = try StallDocument.load(path: input, warnings: &warnings)
         for warning in warnings { printError("warning: \(warning)\n") }
         let all = document.stalls.enumerated().map { NumberedStall(number: $0.offset + 1, record: $0.element) }
-        if all.isEmpty { throw PerfkitError("\(input): no stalls") }
+        if all.isEmpty { throw PerfkitError(.invalidInput, "\(input): no stalls") }
         var picked = try selection.pick(from: all, in: input)
         if list {
             for stall in picked { print(Self.listLine(stall)) }
@@ -140,7 +140,7 @@ struct StallsCommand: ParsableCommand {
             do {
                 data = try Gzip.compress(profile.encoded())
             } catch let error as Gzip.CompressionError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(.cannotWrite, error.description, cause: error)
             }
         }
         if let output {
@@ -148,7 +148,7 @@ struct StallsCommand: ParsableCommand {
             do {
                 try AtomicFile.write(data, to: url)
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             print("written: \(url.path) (\(picked.count) stall\(picked.count == 1 ? "" : "s"))")
         } else {
@@ -201,6 +201,7 @@ struct StallsCommand: ParsableCommand {
         let usable = stalls.filter { ($0.record.callTree?.count ?? 0) > 0 }
         if usable.isEmpty {
             throw PerfkitError(
+                .invalidInput,
                 "\(input): no call trees in \(stalls.count == 1 ? "the stall" : "the \(stalls.count) stalls") (no stack was sampled)"
             )
         }

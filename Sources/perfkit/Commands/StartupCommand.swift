@@ -61,7 +61,7 @@ struct StartupCommand: ParsableCommand {
             _ = try launcher.executablePath()
             evict = mode == .cold ? try launcher.filesToEvict() : []
         } catch let error as StartupLauncher.LaunchError {
-            throw PerfkitError(error.description)
+            throw PerfkitError(error)
         }
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let pressure = BackgroundPressure(threads: pressureThreads, megabytes: pressureMegabytes)
@@ -73,7 +73,7 @@ struct StartupCommand: ParsableCommand {
             if mode == .cold { StartupLauncher.evict(evict) }
             let launch: StartupLauncher.Launch
             do { launch = try launcher.launch() } catch let error as StartupLauncher.LaunchError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             if launch.exitStatus != 0 {
                 printError("warning: launch \(index + 1) exited with status \(launch.exitStatus)\n")
@@ -182,5 +182,16 @@ final class BackgroundPressure: Sendable {
             return count
         }
         for _ in 0..<count { finished.wait() }
+    }
+}
+
+extension PerfkitError {
+    /// A launch that did not happen: a command that is not there is the user's input; one that
+    /// would not start or be waited for is a failed run.
+    fileprivate init(_ error: StartupLauncher.LaunchError) {
+        switch error.kind {
+        case .noCommand, .notExecutable, .notFound: self.init(.invalidInput, error.description, cause: error)
+        case .cannotStart, .waitFailed: self.init(.runFailed, error.description, cause: error)
+        }
     }
 }

@@ -29,7 +29,7 @@ struct SymbolicateCommand: ParsableCommand {
         let document = try StallDocument.load(path: input, warnings: &warnings)
         for warning in warnings { printError("warning: \(warning)\n") }
         let stalls = document.stalls
-        if stalls.isEmpty { throw PerfkitError("\(input): no stalls to symbolicate") }
+        if stalls.isEmpty { throw PerfkitError(.invalidInput, "\(input): no stalls to symbolicate") }
         let tool = try OfflineSymbolizer.locate(explicitPath: symbolizer)
 
         let lookup = try FrameLookup(frames: FrameLookup.frames(of: stalls), symbolizer: tool)
@@ -42,7 +42,7 @@ struct SymbolicateCommand: ParsableCommand {
             do {
                 try AtomicFile.write(try document.replacingStalls(updated).encoded(), to: url)
             } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error.description)
+                throw PerfkitError(error)
             }
             print("written: \(url.path)")
         }

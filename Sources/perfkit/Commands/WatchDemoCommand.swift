@@ -55,7 +55,7 @@ struct WatchDemoCommand: ParsableCommand {
             print(WatchDemoCommand.describe(record))
         }
         let watchdog = Watchdog(watching: .mainQueue, configuration: configuration)
-        do { try watchdog.start() } catch { throw PerfkitError("watch-demo: \(error)") }
+        do { try watchdog.start() } catch { throw PerfkitError(.runFailed, "watch-demo: \(error)", cause: error) }
 
         let stall = stallMilliseconds
         let idle = DispatchTimeInterval.milliseconds(max(thresholdMilliseconds, 100) * 2)
