@@ -42,7 +42,7 @@ html-check: setup
 
 # Refreshes the committed baseline CI gates on (instructions and allocations); commit the result.
 baseline: release
-	.build/release/perfkit baseline update --output Reports/baseline.json
+	.build/release/perfkit baseline update --output baseline.json
 
 # What the regression gate catches and wrongly flags on this machine (slow: ~10-20 minutes).
 gate-check: setup

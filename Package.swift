@@ -13,7 +13,7 @@ let package = Package(
     name: "perfkit",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "perfkit", targets: ["perfkit"]),
+        .executable(name: "perfkit", targets: ["PerfkitCLI"]),
         .library(name: "Probe", targets: ["Probe"]),
         // Every loop of a SwiftNIO EventLoopGroup watched (one watchdog per loop).
         .library(name: "ProbeNIO", targets: ["ProbeNIO"]),
@@ -25,7 +25,7 @@ let package = Package(
         // The command line for a package's own benchmarks: `PerfkitMain.run(suites:)`.
         .library(name: "PerfkitMain", targets: ["PerfkitMain"]),
         // `swift package perfkit run|compare|baseline|ci …` over a package's benchmark executables.
-        .plugin(name: "PerfkitPlugin", targets: ["PerfkitCommandPlugin"]),
+        .plugin(name: "PerfkitPlugin", targets: ["PerfkitPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,57 +36,68 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // Sources/ by kind (docs/layout.md): Libraries/ (what a package links, and the report model),
+        // Support/ (parts the libraries share, no product of their own), Suites/ (perfkit's benchmark
+        // suites), CShims/ (what Swift cannot express), Tools/ (the executables).
         // The report model: plain Codable data shared by every producer and consumer.
-        .target(name: "PerfReport"),
+        .target(name: "PerfReport", path: "Sources/Libraries/PerfReport"),
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
-        .target(name: "CHarness"),
+        .target(name: "CHarness", path: "Sources/CShims/CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
-        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"]),
-        .target(name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"]),
+        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"], path: "Sources/Libraries/Harness"),
+        .target(
+            name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
+            path: "Sources/Suites/DispatchBench"),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
-        .target(name: "DispatchBenchOpaque"),
+        .target(name: "DispatchBenchOpaque", path: "Sources/Suites/DispatchBenchOpaque"),
         // libpng glue (its setjmp/longjmp error handling stays inside C) and the banded IDAT writer
         // (zlib deflate on every core).
-        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png"), .linkedLibrary("z")]),
+        .target(
+            name: "CPNG", path: "Sources/CShims/CPNG", linkerSettings: [.linkedLibrary("png"), .linkedLibrary("z")]),
         // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
-        .target(name: "CPixelCopy"),
-        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"]),
-        .target(name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"]),
+        .target(name: "CPixelCopy", path: "Sources/CShims/CPixelCopy"),
+        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"], path: "Sources/Libraries/PixelArt"),
+        .target(
+            name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"],
+            path: "Sources/Suites/PixelArtBenchmarks"),
         // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
-        .target(name: "ELFSymbols"),
+        .target(name: "ELFSymbols", path: "Sources/Support/ELFSymbols"),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
-        .target(name: "CProbe", linkerSettings: [.linkedLibrary("unwind")]),
+        .target(name: "CProbe", path: "Sources/CShims/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
-        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CZlib", path: "Sources/CShims/CZlib", linkerSettings: [.linkedLibrary("z")]),
         // pprof's profile.proto, encoded by hand (no protobuf dependency): stalls as profiles, for
         // `perfkit stalls --format pprof` and Probe's live files (no zlib, so Probe needs none).
-        .target(name: "Pprof", dependencies: ["PerfReport"]),
+        .target(name: "Pprof", dependencies: ["PerfReport"], path: "Sources/Support/Pprof"),
         // gzip for the CLI's pprof files.
-        .target(name: "Gzip", dependencies: ["CZlib"]),
+        .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Support/Gzip"),
         // The self-contained HTML report (inline CSS and SVG, no network).
-        .target(name: "HTMLReport", dependencies: ["PerfReport"]),
+        .target(name: "HTMLReport", dependencies: ["PerfReport"], path: "Sources/Support/HTMLReport"),
         .target(
             name: "Probe",
             dependencies: [
                 "PerfReport", "CProbe", "ELFSymbols", "Pprof",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ],
+            ], path: "Sources/Libraries/Probe",
             exclude: ["README.md"]
         ),
-        .target(name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(
+            name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Sources/Libraries/ProbeNIO"),
         .target(
             name: "ProbeServiceLifecycle",
-            dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Sources/Libraries/ProbeServiceLifecycle"
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
         .target(
             name: "ProbeBenchmarks",
             dependencies: [
                 "Harness", "Probe", "CProbe", "CProbeBenchmarks", .product(name: "Metrics", package: "swift-metrics"),
-            ]),
+            ], path: "Sources/Suites/ProbeBenchmarks"),
         // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
-        .target(name: "CProbeBenchmarks"),
+        .target(name: "CProbeBenchmarks", path: "Sources/CShims/CProbeBenchmarks"),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an
         // executable hands in: perfkit's own and a user's benchmark executables share it.
         .target(
@@ -95,12 +106,12 @@ let package = Package(
                 "Harness", "PerfReport", "HTMLReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ]
+            ], path: "Sources/Libraries/PerfkitMain"
         ),
         // Builds the package's benchmark executables with SwiftPM and runs them: no tool of its own
         // to locate, so it works the same whether perfkit is a path or a versioned dependency.
         .plugin(
-            name: "PerfkitCommandPlugin",
+            name: "PerfkitPlugin",
             capability: .command(
                 intent: .custom(
                     verb: "perfkit",
@@ -111,12 +122,12 @@ let package = Package(
                 ])
         ),
         .executableTarget(
-            name: "perfkit",
+            name: "PerfkitCLI",
             dependencies: [
                 "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
                 "ProbeBenchmarks", "ELFSymbols", "HTMLReport", "Pprof", "Gzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ], path: "Sources/Tools/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
@@ -125,13 +136,13 @@ let package = Package(
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
-        .testTarget(name: "perfkitTests", dependencies: ["PerfReport", "Pprof", "Gzip"], exclude: ["Fixtures"]),
+        .testTarget(name: "PerfkitCLITests", dependencies: ["PerfReport", "Pprof", "Gzip"], exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
-        .testTarget(name: "GateTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
-        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"]),
+        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"], path: "Sources/Tools/probe-test-helper"),
         .testTarget(
             name: "ProbeTests",
             dependencies: [

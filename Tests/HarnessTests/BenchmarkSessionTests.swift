@@ -97,7 +97,7 @@ import Testing
 @Suite struct ReportSchemaTests {
     static let schemaURL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Reports/schema/report.schema.json")
+        .appendingPathComponent("Schema/report.schema.json")
 
     @Test func aRealReportValidatesAgainstTheCommittedSchema() throws {
         let selection = try BenchmarkSelection(filter: nil, suites: [TestSuites.suite()])

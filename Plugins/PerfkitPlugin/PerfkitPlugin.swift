@@ -10,7 +10,7 @@ import PackagePlugin
 /// runs the same command in each, and merges what they wrote: one `Reports/<timestamp>/` for `run`,
 /// one baseline file for `baseline update`, one summary for `ci`.
 @main
-struct PerfkitCommandPlugin: CommandPlugin {
+struct PerfkitPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var options = PluginArguments(arguments)
         let selected = try options.values(of: "target")

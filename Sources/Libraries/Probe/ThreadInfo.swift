@@ -2,7 +2,7 @@
 // (FramePointerUnwind.c has the same guard): another architecture is refused at compile time rather
 // than built to misread threads.
 #if !(os(Linux) && arch(x86_64))
-    #error("Probe supports Linux on x86-64 only (see Sources/Probe/README.md)")
+    #error("Probe supports Linux on x86-64 only (see Sources/Libraries/Probe/README.md)")
 #endif
 
 import CProbe

@@ -10,7 +10,7 @@ extension CommandLineTests {
     /// (its `stalls.jsonl`, copied). Its module paths and build IDs are of that build: `--lines`
     /// finds nothing in it, which the live recording below covers.
     static var watchDemoFixture: URL {
-        packageRoot.appendingPathComponent("Tests/perfkitTests/Fixtures/watch-demo-stalls.jsonl")
+        packageRoot.appendingPathComponent("Tests/PerfkitCLITests/Fixtures/watch-demo-stalls.jsonl")
     }
 
     static let app = "/srv/app/.build/debug/App"
@@ -347,7 +347,7 @@ extension CommandLineTests {
         #expect(
             lines.contains {
                 $0.frames.contains {
-                    $0.hasPrefix("perfkit.demoBusyLoop(milliseconds: Swift.Int) -> () (WatchDemoCommand.swift:")
+                    $0.hasPrefix("PerfkitCLI.demoBusyLoop(milliseconds: Swift.Int) -> () (WatchDemoCommand.swift:")
                 }
             },
             "\(folded.stdout)")
@@ -357,7 +357,8 @@ extension CommandLineTests {
         let file = try JSONDecoder().decode(SpeedscopeFile.self, from: Data(speedscope.stdout.utf8))
         file.checkWellFormed()
         let lockWait = try #require(file.shared.frames.first { $0.name.contains("demoLockWait") })
-        #expect(lockWait.file?.hasSuffix("Sources/perfkit/Commands/WatchDemoCommand.swift") == true, "\(lockWait)")
+        #expect(
+            lockWait.file?.hasSuffix("Sources/Tools/PerfkitCLI/Commands/WatchDemoCommand.swift") == true, "\(lockWait)")
         #expect((lockWait.line ?? 0) > 0)
 
         // Without --lines no file or line appears (watch-demo records none).

@@ -4,7 +4,7 @@ import Harness
 import PerfReport
 
 /// The baseline `run` and `merge` compare with, and how they gate on it: by wall time (the default, for a baseline measured on this
-/// machine just now) or by machine-stable counts (for the committed `Reports/baseline.json`).
+/// machine just now) or by machine-stable counts (for a committed baseline).
 struct GateOptions: ParsableArguments {
     @Option(
         help: """

@@ -42,7 +42,8 @@ extension CommandLineTests {
         #expect(after.count == before.count)
         for function in ["demoBusyLoop", "demoLockWait"] {
             let frame = try #require(stackFrame(function, in: after), "\(function) not in the stacks")
-            #expect(frame.file?.hasSuffix("Sources/perfkit/Commands/WatchDemoCommand.swift") == true, "\(frame)")
+            #expect(
+                frame.file?.hasSuffix("Sources/Tools/PerfkitCLI/Commands/WatchDemoCommand.swift") == true, "\(frame)")
             #expect((frame.line ?? 0) > 0)
         }
         // The call tree's frames are filled too (the HTML flame graph reads them).

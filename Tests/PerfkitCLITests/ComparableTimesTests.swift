@@ -9,7 +9,7 @@ extension CommandLineTests {
     @Test func aNativeRunAgainstACallgrindTimedBaselineIsRefused() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let baseline = Self.packageRoot.appendingPathComponent("Reports/baseline.json").path
+        let baseline = Self.packageRoot.appendingPathComponent("baseline.json").path
         let outcome = try perfkit([
             "run", "--quick", "--allow-debug-build", "--filter", "^DispatchBench/dispatch/final-class$",
             "--baseline", baseline, "--output", directory.path,

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// It is plain data: producers (the benchmark runner, Probe, `perfkit startup`) fill it in,
 /// consumers (`compare`, the HTML and Google Benchmark writers) read it. Bump
-/// ``Report/currentSchemaVersion`` and `Reports/schema/report.schema.json` together whenever
+/// ``Report/currentSchemaVersion`` and `Schema/report.schema.json` together whenever
 /// a field changes meaning or a required field is added.
 public struct Report: Codable, Sendable, Equatable {
     public static let currentSchemaVersion = 1

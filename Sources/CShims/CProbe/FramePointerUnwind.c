@@ -22,7 +22,7 @@
 // elsewhere this file would fail on missing registers, far from the reason. No fallback yet
 // (aarch64 keeps frame records too, but its registers, prologues and libunwind context differ).
 #if !(defined(__linux__) && defined(__x86_64__))
-#error "Probe's sampler unwinds x86-64 Linux stacks only (see Sources/Probe/README.md); other targets are not supported yet"
+#error "Probe's sampler unwinds x86-64 Linux stacks only (see Sources/Libraries/Probe/README.md); other targets are not supported yet"
 #endif
 
 #define _GNU_SOURCE
