@@ -13,7 +13,7 @@ import Foundation
 /// allocation, no lock. A C constructor adds a "runtime-init" mark before `main`, so the time the
 /// loader and runtime take is counted. When `PERFKIT_STARTUP_FILE` names a file (as
 /// `perfkit startup` does), every mark is appended to it at exit as `<boottime-ns> <name>` lines
-/// (the exit hook is registered at the first mark: a process that never marks gets none).
+/// (the exit hook is registered only then).
 ///
 /// Time zero, best first: `PERFKIT_STARTUP_T0` (a CLOCK_BOOTTIME timestamp in ns the launcher
 /// took just before it started the process), else the kernel's process start time from
