@@ -111,7 +111,7 @@ public struct WatchdogConfiguration: Sendable {
     }
 
     /// Parses "SIGRTMIN+N", "RTMIN+N" or a plain signal number; nil when out of the real-time range.
-    static func parseSignal(_ text: String) -> Int32? {
+    public static func parseSignal(_ text: String) -> Int32? {
         let trimmed = text.uppercased().replacingOccurrences(of: " ", with: "")
         let value: Int32?
         if let plus = trimmed.firstIndex(of: "+"), trimmed.hasPrefix("SIGRTMIN") || trimmed.hasPrefix("RTMIN") {
