@@ -43,7 +43,8 @@ public final class Heartbeat: Sendable {
         if busySince.load(ordering: .relaxed) == 0 { busySince.store(now, ordering: .releasing) }
     }
 
-    /// `idle()` at a given CLOCK_MONOTONIC time (virtual-time tests).
+    /// `idle()` at a given CLOCK_MONOTONIC time (and the virtual-time tests' way to call it).
+    @inline(__always)
     func idle(at now: UInt64) {
         lastEnd.store(now, ordering: .relaxed)
         busySince.store(0, ordering: .releasing)
@@ -51,10 +52,7 @@ public final class Heartbeat: Sendable {
 
     /// The loop is about to wait for work: not a stall, however long the wait.
     @inline(__always)
-    public func idle() {
-        lastEnd.store(cprobe_monotonic_ns(), ordering: .relaxed)
-        busySince.store(0, ordering: .releasing)
-    }
+    public func idle() { idle(at: cprobe_monotonic_ns()) }
 
     /// One turn of a loop that never waits: a new busy period starts now.
     @inline(__always)
