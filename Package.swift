@@ -71,6 +71,9 @@ let package = Package(
         .target(name: "Pprof", dependencies: ["PerfReport"], path: "Sources/Support/Pprof"),
         // gzip for the CLI's pprof files.
         .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Support/Gzip"),
+        // Results over commits: the store (SQLite, loaded at run time), change points along the
+        // first-parent history, their wording. `perfkit history` and `run --history` use it.
+        .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Support/History"),
         // The self-contained HTML report (inline CSS and SVG, no network).
         .target(name: "HTMLReport", dependencies: ["PerfReport"], path: "Sources/Support/HTMLReport"),
         .target(
@@ -103,7 +106,7 @@ let package = Package(
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "HTMLReport",
+                "Harness", "PerfReport", "HTMLReport", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Libraries/PerfkitMain"
@@ -130,6 +133,8 @@ let package = Package(
             ], path: "Sources/Tools/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
+        // The results store on real SQLite files, and change points over stored runs.
+        .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),

@@ -11,7 +11,11 @@ struct ChildRunner {
     /// the output and, with a baseline, gates on the merged report.
     func run(_ arguments: [String], work: URL) throws {
         var options = PluginArguments(arguments)
-        let merging = try options.take(["baseline", "gate-metric", "summary", "threshold", "alpha", "format", "output"])
+        // The merged report is the run: it alone is gated and filed in the history.
+        let merging = try options.take([
+            "baseline", "gate-metric", "summary", "threshold", "alpha", "format", "output", "history", "machine",
+            "branch",
+        ])
         let measuring = options.remaining
         var reports: [String] = []
         for (index, executable) in try matching(arguments).enumerated() where !interruption.isSet {

@@ -53,12 +53,14 @@ struct PerfkitPlugin: CommandPlugin {
         Builds the package's benchmark executables (executable products that depend on PerfkitMain) in
         release mode, runs <command> in each and merges what they write:
           run              one Reports/<timestamp>/ for all of them (--baseline, --gate-metric,
-                           --summary, --threshold, --alpha, --format and --output apply to the merged report)
+                           --summary, --threshold, --alpha, --format, --output and --history apply to
+                           the merged report)
           baseline update  one baseline file (--output, default Reports/baseline.json)
           ci --against REV each executable built at REV and compared interleaved; one summary
                            (--summary, default Reports/ci-summary.md)
           list             each executable's benchmarks
-          compare, report  over saved reports, as the executables' own commands
+          compare, report, history
+                           over saved reports and the history, as the executables' own commands
         --target <name>    only this benchmark executable (repeatable)
         Paths are relative to the package directory; `swift package perfkit run --help` shows the
         options of a command. On a regression the plugin ends with exit code 2, which SwiftPM reports

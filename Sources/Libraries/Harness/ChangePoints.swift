@@ -1,7 +1,6 @@
 import Foundation
 
-/// Level shifts in one benchmark's results along commit order — the analysis the results history
-/// (#39: a store and `perfkit history changes`, not built yet) is to use — by E-Divisive means in the deterministic form Apache Otava
+/// Level shifts in one benchmark's results along commit order (`perfkit history changes`) by E-Divisive means in the deterministic form Apache Otava
 /// (Hunter) uses: split each segment where the energy statistic peaks while a two-sided t-test
 /// between its two sides says the split may be real, then merge weak points — test every change
 /// point against the segments beside it and drop the weakest that fails (p ≥ `maxPValue`, or a
@@ -38,6 +37,10 @@ public struct ChangePointDetector: Sendable {
     public struct ChangePoint: Sendable, Equatable {
         /// The first point of the new level.
         public var index: Int
+        /// The points of the segments compared: from the previous change point (or the start) to
+        /// `index`, and from `index` to the next change point (or the end).
+        public var before: Range<Int>
+        public var after: Range<Int>
         /// The means of the segments before and after (between the neighbouring change points).
         public var meanBefore: Double
         public var meanAfter: Double
@@ -52,15 +55,19 @@ public struct ChangePointDetector: Sendable {
     }
 
     /// The change points of `values`, in order.
-    public func changePoints(in values: [Double]) -> [ChangePoint] {
+    ///
+    /// - Parameter splittable: where a new level may start; nil for anywhere. The history passes
+    ///   the first run of each commit, so several runs of one commit stay on one level.
+    public func changePoints(in values: [Double], splittable: Set<Int>? = nil) -> [ChangePoint] {
         guard values.count >= 2 * minSegment else { return [] }
+        let allowed = { (index: Int) in splittable?.contains(index) ?? true }
         var splits: [Int] = []
-        split(values, range: 0..<values.count, into: &splits)
+        split(values, range: 0..<values.count, allowed: allowed, into: &splits)
         splits.sort()
         // Merge weak points: the weakest failing point goes, and the others are judged again
         // against their new neighbours, until every point passes.
         while true {
-            let points = judged(splits, in: values)
+            let points = judged(splits, in: values, allowed: allowed)
             let failing = points.indices.filter { !passes(points[$0]) }
             guard let weakest = failing.max(by: { weaker(points[$1], than: points[$0]) }) else { return points }
             splits.remove(at: weakest)
@@ -77,25 +84,26 @@ public struct ChangePointDetector: Sendable {
     }
 
     /// Each split tested against the segments between its neighbours.
-    private func judged(_ splits: [Int], in values: [Double]) -> [ChangePoint] {
+    private func judged(_ splits: [Int], in values: [Double], allowed: (Int) -> Bool) -> [ChangePoint] {
         splits.indices.map { i in
             let start = i == 0 ? 0 : splits[i - 1]
             let end = i == splits.count - 1 ? values.count : splits[i + 1]
             let before = values[start..<splits[i]]
             let after = values[splits[i]..<end]
-            let places = Double(max(1, end - start - 2 * minSegment + 1))
+            let places = Double(max(1, ((start + minSegment)...(end - minSegment)).filter(allowed).count))
             return ChangePoint(
-                index: splits[i], meanBefore: Self.mean(before), meanAfter: Self.mean(after),
+                index: splits[i], before: start..<splits[i], after: splits[i]..<end, meanBefore: Self.mean(before),
+                meanAfter: Self.mean(after),
                 pValue: min(1, Self.tTestPValue(before, after) * places))
         }
     }
 
     /// E-Divisive's recursion: the peak of the energy statistic in `range`, kept when its sides
     /// differ by the t-test, then each side on its own.
-    private func split(_ values: [Double], range: Range<Int>, into splits: inout [Int]) {
+    private func split(_ values: [Double], range: Range<Int>, allowed: (Int) -> Bool, into splits: inout [Int]) {
         guard range.count >= 2 * minSegment else { return }
         var best: (index: Int, energy: Double)?
-        for tau in (range.lowerBound + minSegment)...(range.upperBound - minSegment) {
+        for tau in (range.lowerBound + minSegment)...(range.upperBound - minSegment) where allowed(tau) {
             let energy = Self.energy(values[range.lowerBound..<tau], values[tau..<range.upperBound])
             if energy > (best?.energy ?? 0) { best = (tau, energy) }
         }
@@ -104,8 +112,8 @@ public struct ChangePointDetector: Sendable {
                 < Self.splitPValue
         else { return }
         splits.append(best.index)
-        split(values, range: range.lowerBound..<best.index, into: &splits)
-        split(values, range: best.index..<range.upperBound, into: &splits)
+        split(values, range: range.lowerBound..<best.index, allowed: allowed, into: &splits)
+        split(values, range: best.index..<range.upperBound, allowed: allowed, into: &splits)
     }
 
     /// Székely and Rizzo's energy distance between the two sides, scaled by m·n/(m+n) (Matteson and
@@ -134,6 +142,18 @@ public struct ChangePointDetector: Sendable {
     }
 
     static func mean(_ s: ArraySlice<Double>) -> Double { s.reduce(0, +) / Double(s.count) }
+
+    /// The mean of a level and its 95% Student-t interval (the interval is the mean itself for
+    /// one value or for exact counts without spread).
+    public static func levelInterval(_ values: ArraySlice<Double>) -> (mean: Double, lower: Double, upper: Double) {
+        let m = mean(values)
+        guard values.count > 1 else { return (m, m, m) }
+        let variance = values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(values.count - 1)
+        let half =
+            StudentT.quantile(0.975, degreesOfFreedom: Double(values.count - 1))
+            * (variance / Double(values.count)).squareRoot()
+        return (m, m - half, m + half)
+    }
 
     /// Student's two-sided t-test (pooled variance) between two samples of at least two values
     /// each, as Otava does (scipy's default): under "no change" both sides share one spread, and a

@@ -20,6 +20,7 @@ struct PerfkitCommand: ParsableCommand {
         CICommand.self,
         ReportCommand.self,
         MergeCommand.self,
+        HistoryCommand.self,
     ]
 
     /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that

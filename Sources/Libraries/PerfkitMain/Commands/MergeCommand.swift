@@ -29,6 +29,8 @@ struct MergeCommand: ParsableCommand {
 
     @OptionGroup var gate: GateOptions
 
+    @OptionGroup var history: RunHistoryOptions
+
     func validate() throws {
         guard !reports.isEmpty else { throw ValidationError("name at least one report to merge") }
         try comparison.validate()
@@ -50,6 +52,7 @@ struct MergeCommand: ParsableCommand {
             throw PerfkitError(.invalidInput, "\(reports.joined(separator: ", ")): \(error.description)")
         }
 
+        let historyStore = try history.open()
         if let into {
             do {
                 try AtomicFile.write(try ReportCoding.encode(merged), to: URL(fileURLWithPath: into))
@@ -57,6 +60,7 @@ struct MergeCommand: ParsableCommand {
                 throw PerfkitError(error)
             }
             print("merged \(loaded.count) report(s), \(merged.benchmarks.count) benchmarks: \(into)")
+            try history.file(merged, writtenAt: into, in: historyStore)
             return
         }
 
@@ -69,6 +73,7 @@ struct MergeCommand: ParsableCommand {
         }
         let written = try writer.write(merged, formats: formats, baseline: baselineReport)
         try ResultPresentation.print(merged, gate: gate, written: written)
+        try history.file(merged, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
         try GateOptions.exit(for: merged.comparison)
     }
 }

@@ -61,6 +61,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var gate: GateOptions
 
+    @OptionGroup var history: RunHistoryOptions
+
     @Flag(help: "Count allocations per operation (re-executes this executable with malloc-interposer preloaded).")
     var allocations = false
 
@@ -120,6 +122,7 @@ struct RunCommand: ParsableCommand {
         let baselineReport = try gate.loadBaseline(
             sharedWith: Set(ids), timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
+        let historyStore = try history.open()
 
         let profile = quick ? "quick" : thorough ? "thorough" : "default"
         var configuration = quick ? RunConfiguration.quick : thorough ? .thorough : .standard
@@ -178,6 +181,7 @@ struct RunCommand: ParsableCommand {
         }
         let written = try writer.write(report, formats: formats, baseline: baselineReport)
         try ResultPresentation.print(report, gate: gate, written: written)
+        try history.file(report, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
 
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
         try GateOptions.exit(for: report.comparison)

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import History
+import PerfReport
+
+struct HistoryChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes",
+        abstract: "Find the commits where a benchmark's level shifted.",
+        discussion: """
+            Each series (benchmark × metric × machine) is followed along the current repository's \
+            first-parent history and searched with E-Divisive means as Apache Otava does: split where the \
+            energy statistic peaks, then keep a change point only when a t-test between the levels beside it \
+            gives p < 0.001 and the level moved by at least --min-shift (or the benchmark's own threshold). \
+            Runs of one commit stay on one level. A time that shifted while the instruction count stayed flat \
+            is flagged as a probable layout or machine effect. \
+            Exit codes: 0, or 2 when --since is given and a regression starts after that revision; 1 on error.
+            """
+    )
+
+    @OptionGroup var store: HistoryStoreOption
+
+    @Option(help: "Only benchmarks whose id matches this regular expression.")
+    var filter: String?
+
+    @Option(
+        parsing: .upToNextOption,
+        help: "The metrics to search: wall, cpu, instructions, allocations (default: all that were measured).")
+    var metric: [HistoryMetric] = []
+
+    @Option(help: "The smallest shift reported, in percent, unless a benchmark declares its own threshold.")
+    var minShift: Double = 2
+
+    @Option(help: "Only runs of this machine: its --machine name, or its label as `history list` shows it.")
+    var machine: String?
+
+    @Option(help: "Exit 2 when a regression starts after this revision (a commit, tag or branch).")
+    var since: String?
+
+    @Option(help: "Output format: text, or json for machines.")
+    var format: HistoryOutputFormat = .text
+
+    enum HistoryOutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    func validate() throws {
+        guard minShift >= 0, minShift.isFinite else { throw ValidationError("--min-shift must be a percentage ≥ 0") }
+        if let filter, (try? Regex(filter)) == nil {
+            throw ValidationError("--filter '\(filter)': not a valid regular expression")
+        }
+    }
+
+    func run() throws {
+        let opened = try store.open(create: false)
+        let runs: [HistoryRun]
+        do {
+            runs = try opened.runs()
+        } catch let error as StoreError {
+            throw PerfkitError(error)
+        }
+        let order = GitHistory.firstParentOrder()
+        var sincePosition: Int?
+        if let since {
+            guard let order else {
+                throw PerfkitError(
+                    .invalidInput, "--since \(since): needs a git repository (the current directory is not in one)")
+            }
+            guard let commit = GitHistory.resolve(since), let position = order.position(of: commit) else {
+                throw PerfkitError(
+                    .invalidInput, "--since \(since): not a commit on the current branch's first-parent history")
+            }
+            sincePosition = position
+        }
+        let analysis = ChangeAnalysis(
+            filter: try filter.map { try Regex($0) },
+            metrics: metric.isEmpty ? Set(HistoryMetric.allCases) : Set(metric),
+            minRelativeShift: minShift / 100, machine: machine)
+        let outcome = analysis.analyse(runs, order: order)
+        let newRegressions = outcome.changes.filter { change in
+            guard let sincePosition, change.isRegression else { return false }
+            return (change.commitPosition ?? 0) > sincePosition
+        }
+        switch format {
+        case .text: print(text(outcome, runs: runs, store: opened.location, ordered: order != nil), terminator: "")
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let document = ChangesDocument(
+                store: opened.location, runs: runs.count, seriesExamined: outcome.seriesExamined,
+                skipped: Dictionary(uniqueKeysWithValues: outcome.skipped.map { ($0.key.rawValue, $0.value) }),
+                changes: outcome.changes, regressionsSince: sincePosition.map { _ in newRegressions.count })
+            print(String(decoding: try encoder.encode(document), as: UTF8.self))
+        }
+        if !newRegressions.isEmpty {
+            if format == .text {
+                print("\(newRegressions.count) regression\(newRegressions.count == 1 ? "" : "s") after \(since ?? "")")
+            }
+            throw ExitCode(2)
+        }
+    }
+
+    /// The JSON form of the findings.
+    struct ChangesDocument: Encodable {
+        var store: String
+        var runs: Int
+        var seriesExamined: Int
+        var skipped: [String: Int]
+        var changes: [HistoryChange]
+        /// With --since: how many regressions start after it.
+        var regressionsSince: Int?
+    }
+
+    func text(_ outcome: ChangeAnalysis.Outcome, runs: [HistoryRun], store: String, ordered: Bool) -> String {
+        var lines = [
+            "history: \(store): \(runs.count) runs, \(outcome.seriesExamined) series searched"
+                + (ordered ? "" : " (no git repository here: commits placed as when they were added)")
+        ]
+        for reason in ChangeAnalysis.SkipReason.allCases {
+            if let count = outcome.skipped[reason] {
+                lines.append("note: " + HistoryWording.skipped(reason, count: count))
+            }
+        }
+        if outcome.changes.isEmpty {
+            lines.append("no change points")
+        } else {
+            let count = outcome.changes.count
+            lines.append("\(count) change point\(count == 1 ? "" : "s"):")
+        }
+        for change in outcome.changes {
+            lines.append(HistoryWording.headline(change))
+            lines.append("    " + HistoryWording.place(change))
+            lines.append("    " + HistoryWording.levels(change) + " — \(change.machine)")
+            if let instructions = HistoryWording.instructions(change) { lines.append("    " + instructions) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension HistoryMetric: ExpressibleByArgument {}

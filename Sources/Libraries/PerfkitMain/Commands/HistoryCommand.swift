@@ -1,0 +1,14 @@
+import ArgumentParser
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Keep every run's results and find when a benchmark changed.",
+        discussion: """
+            The history is an SQLite file (Reports/history.sqlite unless --store names another) holding, per \
+            run, the commit and machine and, per benchmark, its median wall and CPU time with intervals, \
+            instructions and allocations. Series are kept per benchmark, metric and machine.
+            """,
+        subcommands: [HistoryAddCommand.self, HistoryListCommand.self, HistoryChangesCommand.self]
+    )
+}

@@ -1,0 +1,238 @@
+import Foundation
+import PerfReport
+import Testing
+
+/// `perfkit history` and `run --history` as a user runs them: real SQLite files, a real git
+/// repository, a real SIGKILL half-way through an add and two adds at once.
+extension CommandLineTests {
+    /// A report measured at `commit` on host `host` whose one benchmark counted `instructions`.
+    func writeHistoryReport(
+        commit: String?, host: String = "ci-1", instructions: Double = 1000, minute: Int = 0, to url: URL
+    ) throws {
+        let stats = Statistics(
+            count: 10, min: 99, max: 101, mean: 100, median: 100, standardDeviation: 1, coefficientOfVariation: 0.01,
+            medianAbsoluteDeviation: 0.5, p90: 101, p99: 101,
+            medianConfidenceInterval: ConfidenceInterval(lower: 99.5, upper: 100.5, level: 0.95),
+            outliers: OutlierCounts())
+        let report = Report(
+            createdAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(minute * 60)),
+            environment: Environment(
+                host: host, os: "o", kernel: "k", cpuModel: "c", coreCount: 2, memoryBytes: nil, swiftVersion: "6.3",
+                buildConfiguration: "release", gitCommit: commit, loadAverage: [], cpuGovernor: nil),
+            settings: RunSettings(
+                filter: nil, quick: true, samples: 10, timeBudgetSeconds: 0.1, warmupSeconds: 0.1,
+                minSampleNanoseconds: 1e6, allocations: false, instructions: true),
+            clock: ClockInfo(source: "CLOCK_MONOTONIC", resolutionNanoseconds: 1, overheadNanoseconds: 20),
+            metrics: [],
+            benchmarks: [
+                BenchmarkResult(
+                    id: "Demo/work/sum", suite: "Demo", group: "work", name: "sum",
+                    samples: [Sample(iterations: 1000, wallNanoseconds: 100_000)], wallTime: stats,
+                    instructionsPerOperation: instructions, instructionsSource: "callgrind")
+            ])
+        try ReportCoding.write(report, to: url)
+    }
+
+    func runCount(_ store: URL) throws -> Int? {
+        let listed = try perfkit(["history", "list", "--store", store.path])
+        guard listed.status == 0, let first = listed.stdout.split(separator: "\n").first,
+            let range = first.range(of: #"(\d+) runs? on"#, options: .regularExpression)
+        else { return nil }
+        return Int(first[range].split(separator: " ")[0])
+    }
+
+    @Test func historyAddStoresAReportOnceAndKeepsMachinesApart() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("Reports/history.sqlite")
+        let first = directory.appendingPathComponent("first.json")
+        let laptop = directory.appendingPathComponent("laptop.json")
+        try writeHistoryReport(commit: String(repeating: "a", count: 40), to: first)
+        try writeHistoryReport(commit: String(repeating: "a", count: 40), host: "laptop", to: laptop)
+
+        let added = try perfkit(["history", "add", first.path, "--store", store.path])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("1 added, 0 already stored"))
+        let again = try perfkit(["history", "add", first.path, first.path, laptop.path, "--store", store.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("\(first.path): already stored"))
+        #expect(again.stdout.contains("1 added, 2 already stored"))
+        let listed = try perfkit(["history", "list", "--store", store.path])
+        #expect(listed.stdout.hasPrefix("history: \(store.path): 2 runs on 2 machines"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("laptop (c, 2 cores):"))
+    }
+
+    @Test func historyAddOfAMalformedReportAddsNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("history.sqlite")
+        let good = directory.appendingPathComponent("good.json")
+        let bad = directory.appendingPathComponent("bad.json")
+        try writeHistoryReport(commit: nil, to: good)
+        try Data("{\"schemaVersion\": 1, \"benchmarks\": [".utf8).write(to: bad)
+        _ = try perfkit(["history", "add", good.path, "--store", store.path])
+        try writeHistoryReport(commit: nil, minute: 1, to: good)
+
+        let refused = try perfkit(["history", "add", good.path, bad.path, "--store", store.path])
+        #expect(refused.status == 1)
+        let lines = refused.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("\(bad.path): not valid JSON"), "\(refused.stderr)")
+        #expect(try runCount(store) == 1)
+    }
+
+    /// SIGKILL just before COMMIT (a real death of the process half-way through an add of three
+    /// reports): the store has what it had, and takes the next add.
+    @Test func aKilledAddLeavesTheStoreAsItWas() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("history.sqlite")
+        let reports = try (0..<4).map { index in
+            let url = directory.appendingPathComponent("r\(index).json")
+            try writeHistoryReport(commit: nil, minute: index, to: url)
+            return url.path
+        }
+        _ = try perfkit(["history", "add", reports[0], "--store", store.path])
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["PERFKIT_HISTORY_TEST_KILL_BEFORE_COMMIT"] = "1"
+        let killed = try run(
+            Self.executable, ["history", "add"] + reports[1...] + ["--store", store.path], environment: environment)
+        #expect(killed.status == SIGKILL, "\(killed.stdout) \(killed.stderr)")
+        #expect(try runCount(store) == 1)
+
+        let after = try perfkit(["history", "add"] + reports[1...] + ["--store", store.path])
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(try runCount(store) == 4)
+    }
+
+    /// Two `history add` at once into one file: the second waits for the first; nothing is lost.
+    @Test func twoAddsAtOnceLoseNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("history.sqlite")
+        var batches: [[String]] = [[], []]
+        for index in 0..<40 {
+            let url = directory.appendingPathComponent("r\(index).json")
+            try writeHistoryReport(commit: nil, minute: index, to: url)
+            batches[index % 2].append(url.path)
+        }
+        let processes = batches.map { batch in
+            let process = Process()
+            process.executableURL = Self.executable
+            process.arguments = ["history", "add"] + batch + ["--store", store.path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == [0, 0])
+        #expect(try runCount(store) == 40)
+    }
+
+    @Test func aDamagedOrForeignStoreIsAOneLineError() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("garbage.sqlite")
+        try Data(repeating: 0x5A, count: 4096).write(to: garbage)
+        let report = directory.appendingPathComponent("r.json")
+        try writeHistoryReport(commit: nil, to: report)
+        for arguments in [["history", "list"], ["history", "changes"], ["history", "add", report.path]] {
+            let outcome = try perfkit(arguments + ["--store", garbage.path])
+            #expect(outcome.status == 1)
+            #expect(outcome.stderr == "Error: \(garbage.path): not an SQLite database (file is not a database)\n")
+        }
+        #expect(try Data(contentsOf: garbage) == Data(repeating: 0x5A, count: 4096))
+        let missing = try perfkit(["history", "changes", "--store", directory.appendingPathComponent("none").path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no history store here"))
+    }
+
+    /// A real repository of 12 commits, one run each; the instruction count rises 10% at the 8th.
+    /// `changes` names that commit once; `--since` the 5th fails (exit 2), `--since` the 9th passes.
+    @Test func historyChangesFindsTheCommitAndGatesSinceARevision() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let repository = directory.appendingPathComponent("repo")
+        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
+        let git = try #require(
+            ["/usr/bin/git", "/usr/local/bin/git"].first(where: FileManager.default.isExecutableFile))
+        func inRepository(_ executable: String, _ arguments: [String]) throws -> Outcome {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.currentDirectoryURL = repository
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Outcome(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
+        _ = try inRepository(git, ["init", "-q", "-b", "main"])
+        var commits: [String] = []
+        for index in 1...12 {
+            _ = try inRepository(
+                git,
+                [
+                    "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m",
+                    "c\(index)",
+                ])
+            commits.append(
+                try inRepository(git, ["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        var reports: [String] = []
+        for (index, commit) in commits.enumerated() {
+            let url = directory.appendingPathComponent("r\(index).json")
+            try writeHistoryReport(commit: commit, instructions: index >= 7 ? 1100 : 1000, minute: index, to: url)
+            reports.append(url.path)
+        }
+        let store = directory.appendingPathComponent("history.sqlite").path
+        let added = try inRepository(Self.executable.path, ["history", "add"] + reports + ["--store", store])
+        #expect(added.status == 0, "\(added.stderr)")
+        let listed = try inRepository(Self.executable.path, ["history", "list", "--store", store])
+        #expect(listed.stdout.contains("\(commits[7].prefix(10)) #8  1 benchmark, quick"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("\(commits[11].prefix(10)) #12 (main)"), "the branch checked out is HEAD's")
+
+        let changes = try inRepository(Self.executable.path, ["history", "changes", "--store", store])
+        #expect(changes.status == 0, "\(changes.stderr)")
+        #expect(changes.stdout.contains("1 change point:"), "\(changes.stdout)")
+        #expect(changes.stdout.contains("regression  Demo/work/sum  instructions  +10.0 % at \(commits[7].prefix(10))"))
+        #expect(changes.stdout.contains("right after \(commits[6].prefix(10))"))
+
+        let gated = try inRepository(
+            Self.executable.path, ["history", "changes", "--store", store, "--since", String(commits[4].prefix(8))])
+        #expect(gated.status == 2, "\(gated.stdout) \(gated.stderr)")
+        let passed = try inRepository(
+            Self.executable.path, ["history", "changes", "--store", store, "--since", commits[8]])
+        #expect(passed.status == 0, "\(passed.stdout) \(passed.stderr)")
+        let json = try inRepository(Self.executable.path, ["history", "changes", "--store", store, "--format", "json"])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let found = try #require(document["changes"] as? [[String: Any]])
+        #expect(found.count == 1)
+        #expect(found.first?["commit"] as? String == commits[7])
+    }
+
+    @Test func runWithHistoryFilesTheRun() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = directory.appendingPathComponent("h.sqlite")
+        let outcome = try perfkit([
+            "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/identity", "--output",
+            directory.appendingPathComponent("out").path, "--history", store.path, "--machine", "test-box",
+        ])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.contains("1 added, 0 already stored: \(store.path)"), "\(outcome.stdout)")
+        let listed = try perfkit(["history", "list", "--store", store.path])
+        #expect(listed.stdout.contains("test-box:"), "\(listed.stdout)")
+        let stray = try perfkit(["run", "--allow-debug-build", "--machine", "x"])
+        #expect(stray.status == 1)
+        #expect(stray.stderr.contains("give --history too"))
+    }
+}
