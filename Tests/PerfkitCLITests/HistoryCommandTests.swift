@@ -236,3 +236,18 @@ extension CommandLineTests {
         #expect(stray.stderr.contains("give --history too"))
     }
 }
+
+extension CommandLineTests {
+    /// What `bisect` refuses before building anything (the search itself: `BisectSearchTests`; a
+    /// whole bisection of a throwaway repository: `scripts/history-check.sh`).
+    @Test func bisectRefusesWhatItCannotBisect() throws {
+        let several = try perfkit(["bisect", "--good", "HEAD~1", "--filter", "Harness/baseline"])
+        #expect(several.status == 1)
+        #expect(several.stderr.contains("selects") && several.stderr.contains("bisect follows exactly one"))
+        let unknown = try perfkit([
+            "bisect", "--good", "no-such-revision-anywhere", "--filter", "^Harness/baseline/identity$",
+        ])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "Error: --good no-such-revision-anywhere: not a commit of this repository\n")
+    }
+}

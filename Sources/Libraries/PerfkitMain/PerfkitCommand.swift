@@ -21,6 +21,7 @@ struct PerfkitCommand: ParsableCommand {
         ReportCommand.self,
         MergeCommand.self,
         HistoryCommand.self,
+        BisectCommand.self,
     ]
 
     /// Parses and runs the command, mapping argument-parser's usage exit code (64) to 1 so that

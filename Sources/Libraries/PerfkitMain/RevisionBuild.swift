@@ -11,45 +11,90 @@ struct RevisionBuild {
     /// the package at the current directory's place in that checkout: the repository's top for
     /// perfkit, a `Benchmarks/` folder for a package that keeps its benchmarks in one.
     static func make(revision: String, product: String, work: URL, scratchPath: String?) throws -> RevisionBuild {
-        let place = try RepositoryPlace.current()
-        // Under the repository's own folder name: SwiftPM names a path dependency after its
-        // folder, so a package that depends on its repository by path (`.package(path: "..")`)
-        // must find it under the same name in the checkout.
-        let source = work.appendingPathComponent("checkout").appendingPathComponent(place.repositoryName)
-        let scratch = scratchPath.map { URL(fileURLWithPath: $0) } ?? work.appendingPathComponent("build")
-        printError("ci: checking out \(revision) in \(source.path)\n")
-        guard try tool("git", ["worktree", "add", "--detach", "--quiet", source.path, revision]) == 0 else {
-            throw PerfkitError(
-                .runFailed, "\(revision): cannot check out this revision in a separate worktree (git worktree add)")
-        }
-        let remove = { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
-        let package = place.prefix.isEmpty ? source : source.appendingPathComponent(place.prefix)
-        guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
-            remove()
-            throw PerfkitError(
-                .invalidInput,
-                "\(revision): no Package.swift in \(place.prefix.isEmpty ? "the repository's top folder" : place.prefix) "
-                    + "at that revision")
-        }
+        let workspace = try Workspace(revision: revision, work: work, scratchPath: scratchPath, command: "ci")
         do {
-            try linkOutsideDependencies(of: place, besides: package, within: work)
+            let executable = try workspace.build(product, configuration: "release", revision: revision)
+            return RevisionBuild(executable: executable, remove: workspace.remove)
         } catch {
-            remove()
+            workspace.remove()
             throw error
         }
-        printError("ci: building \(product) at \(revision) (release) in \(scratch.path)\n")
-        let built = try tool(
-            "swift",
-            [
-                "build", "-c", "release", "--product", product, "--package-path", package.path, "--scratch-path",
-                scratch.path,
-            ])
-        guard built == 0 else {
-            remove()
-            throw PerfkitError(
-                .runFailed, "\(revision): the release build of \(product) failed (swift build exit status \(built))")
+    }
+
+    /// A git worktree of the current repository with its own build folder, checked out at one
+    /// revision after another: `ci --against` builds one revision in it, `bisect` several, each
+    /// build incremental on the one before (a one-file change rebuilds in seconds, a fresh build
+    /// folder takes minutes).
+    struct Workspace {
+        /// The checkout's top folder, named like the repository's.
+        var source: URL
+        /// The package's folder in the checkout (the current directory's place in it).
+        var package: URL
+        var scratch: URL
+        /// The command's name for progress lines ("ci", "bisect").
+        var command: String
+        private var prefix: String
+
+        init(revision: String, work: URL, scratchPath: String?, command: String) throws {
+            let place = try RepositoryPlace.current()
+            // Under the repository's own folder name: SwiftPM names a path dependency after its
+            // folder, so a package that depends on its repository by path (`.package(path: "..")`)
+            // must find it under the same name in the checkout.
+            source = work.appendingPathComponent("checkout").appendingPathComponent(place.repositoryName)
+            scratch = scratchPath.map { URL(fileURLWithPath: $0) } ?? work.appendingPathComponent("build")
+            package = place.prefix.isEmpty ? source : source.appendingPathComponent(place.prefix)
+            prefix = place.prefix
+            self.command = command
+            printError("\(command): checking out \(revision) in \(source.path)\n")
+            guard try tool("git", ["worktree", "add", "--detach", "--quiet", source.path, revision]) == 0 else {
+                throw PerfkitError(
+                    .runFailed, "\(revision): cannot check out this revision in a separate worktree (git worktree add)")
+            }
+            do {
+                try requirePackage(at: revision)
+                try linkOutsideDependencies(of: place, besides: package, within: work)
+            } catch {
+                remove()
+                throw error
+            }
         }
-        return RevisionBuild(executable: scratch.appendingPathComponent("release/\(product)"), remove: remove)
+
+        /// Checks out another revision in the same worktree (the build folder stays).
+        func checkout(_ revision: String) throws {
+            printError("\(command): checking out \(revision)\n")
+            guard try tool("git", ["-C", source.path, "checkout", "--detach", "--quiet", revision]) == 0 else {
+                throw PerfkitError(.runFailed, "\(revision): cannot check out this revision (git checkout)")
+            }
+            try requirePackage(at: revision)
+        }
+
+        private func requirePackage(at revision: String) throws {
+            guard FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
+                throw PerfkitError(
+                    .invalidInput,
+                    "\(revision): no Package.swift in \(prefix.isEmpty ? "the repository's top folder" : prefix) "
+                        + "at that revision")
+            }
+        }
+
+        /// Builds `product` of the revision checked out; returns the executable.
+        func build(_ product: String, configuration: String, revision: String) throws -> URL {
+            printError("\(command): building \(product) at \(revision) (\(configuration)) in \(scratch.path)\n")
+            let built = try tool(
+                "swift",
+                [
+                    "build", "-c", configuration, "--product", product, "--package-path", package.path,
+                    "--scratch-path", scratch.path,
+                ])
+            guard built == 0 else {
+                throw PerfkitError(
+                    .runFailed,
+                    "\(revision): the \(configuration) build of \(product) failed (swift build exit status \(built))")
+            }
+            return scratch.appendingPathComponent("\(configuration)/\(product)")
+        }
+
+        func remove() { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }
     }
 
     /// A path dependency outside the repository (`.package(path: "../perfkit")` beside it) is not
@@ -61,6 +106,8 @@ struct RevisionBuild {
         for dependency in try pathDependencies(scratch: scratch) where !place.contains(dependency) {
             let relative = relativePath(from: here, to: dependency)
             let link = package.appendingPathComponent(relative).standardizedFileURL
+            // Named by its absolute path in the manifest: the checkout finds it where it is.
+            if manifestText(in: package)?.contains("\"\(dependency.path)\"") == true { continue }
             guard link.path.hasPrefix(work.standardizedFileURL.path + "/") else {
                 throw PerfkitError(
                     .invalidInput,
@@ -72,6 +119,10 @@ struct RevisionBuild {
                 at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(at: link, withDestinationURL: dependency)
         }
+    }
+
+    static func manifestText(in package: URL) -> String? {
+        try? String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)
     }
 
     /// The absolute paths of the current package's path dependencies (`swift package dump-package`).
@@ -128,7 +179,7 @@ struct RevisionBuild {
                 throw PerfkitError(.missingTool, "git: not found on PATH")
             }
             let notInRepository = PerfkitError(
-                .invalidInput, "ci --against: the current directory is not in a git repository")
+                .invalidInput, "the current directory is not in a git repository (a revision is built from it)")
             let output: Data
             do {
                 output = try ExternalTool.output(of: git, ["rev-parse", "--show-toplevel", "--show-prefix"])

@@ -124,12 +124,13 @@ enum PerfkitProcess {
     /// that our stdout stays the command's own result (or nowhere when `quiet`). Returns the exit status.
     static func run(
         _ arguments: [String], executable: URL = PerfkitProcess.executable, environment: [String: String]? = nil,
-        quiet: Bool = false
+        currentDirectory: URL? = nil, quiet: Bool = false
     ) throws -> Int32 {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.standardOutput = quiet ? FileHandle.nullDevice : FileHandle.standardError
         do {
             try process.run()

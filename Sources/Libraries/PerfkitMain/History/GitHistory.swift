@@ -34,4 +34,7 @@ enum GitHistory {
     static func currentBranch() -> String? { git(["symbolic-ref", "--short", "-q", "HEAD"]) }
 
     static func head() -> String? { git(["rev-parse", "HEAD"]) }
+
+    /// The first line of a commit's message.
+    static func subject(of commit: String) -> String? { git(["log", "-1", "--format=%s", commit]) }
 }

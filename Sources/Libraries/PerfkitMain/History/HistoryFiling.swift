@@ -27,8 +27,11 @@ struct HistoryFiling {
     }
 
     /// Adds the reports in one transaction and prints what happened to each.
+    /// - Parameter quiet: print nothing (`bisect` files each probe as a side effect).
     @discardableResult
-    func add(_ reports: [(path: String, report: Report)], to store: any ResultsStore) throws -> Int {
+    func add(_ reports: [(path: String, report: Report)], to store: any ResultsStore, quiet: Bool = false) throws
+        -> Int
+    {
         let runs = try runs(of: reports)
         let outcomes: [StoreAddOutcome]
         do {
@@ -36,7 +39,9 @@ struct HistoryFiling {
         } catch let error as StoreError {
             throw PerfkitError(error)
         }
-        var added = 0
+        var added = outcomes.filter(\.added).count
+        guard !quiet else { return added }
+        added = 0
         for ((path, _), (run, outcome)) in zip(reports, zip(runs, outcomes)) {
             if let when = outcome.alreadyAddedAt {
                 print("history: \(path): already stored (added \(when.formatted(.iso8601))), not added again")
