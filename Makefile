@@ -25,8 +25,8 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources
 
 # Renders the synthetic reports of the HTML tests (normal, hostile names, degenerate numbers,
-# 1,000 benchmarks) and opens each in headless Chromium: no console errors, screenshots in
-# .build/html-check/.
+# 1,000 benchmarks) and the history pages they write (normal, hostile names, 1,001 series) and
+# opens each in headless Chromium: no console errors, screenshots in .build/html-check/.
 html-check: setup
 	$(SWIFT) build --build-tests
 	mkdir -p .build/html-check
@@ -39,6 +39,10 @@ html-check: setup
 		.build/debug/perfkit report .build/html-check/$$name.json -o .build/html-check/$$name.html && \
 		./scripts/html-check.sh .build/html-check/$$name.html .build/html-check/$$name.png || exit 1; \
 	done
+	for name in history history-hostile history-large; do \
+		./scripts/html-check.sh .build/html-check/$$name.html .build/html-check/$$name.png || exit 1; \
+	done
+	HTML_CHECK_NO_JS=1 ./scripts/html-check.sh .build/html-check/history.html .build/html-check/history-nojs.png
 
 # Refreshes the committed baseline CI gates on (instructions and allocations); commit the result.
 baseline: release

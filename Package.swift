@@ -74,8 +74,9 @@ let package = Package(
         // Results over commits: the store (SQLite, loaded at run time), change points along the
         // first-parent history, their wording. `perfkit history` and `run --history` use it.
         .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Support/History"),
-        // The self-contained HTML report (inline CSS and SVG, no network).
-        .target(name: "HTMLReport", dependencies: ["PerfReport"], path: "Sources/Support/HTMLReport"),
+        // The self-contained HTML report (inline CSS and SVG, no network), and the history's page of
+        // trends over commits.
+        .target(name: "HTMLReport", dependencies: ["PerfReport", "History"], path: "Sources/Support/HTMLReport"),
         .target(
             name: "Probe",
             dependencies: [
@@ -174,7 +175,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport"]),
+        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport", "History"]),
         .testTarget(name: "ELFSymbolsTests", dependencies: ["ELFSymbols"]),
     ]
 )

@@ -148,16 +148,18 @@ def main():
         browser.call("Page.navigate", {"url": url}, session)
         browser.wait_for("Page.loadEventFired")
         # The filter box must hide every row for a query that matches nothing, and show them again.
+        # Rows: a run report's benchmark rows, a history page's charts (one per series).
         probe = browser.call("Runtime.evaluate", {"returnByValue": True, "expression": """(function () {
+            var rowSelector = 'tr.bench-row, figure.trend';
             var input = document.querySelector('#filter input');
-            var rows = document.querySelectorAll('tr.bench-row').length;
+            var rows = document.querySelectorAll(rowSelector).length;
             if (!input || document.getElementById('filter').hidden) { return {rows: rows, filtered: null, restored: null, scripts: document.scripts.length}; }
             input.value = 'no benchmark is called this';
             input.dispatchEvent(new Event('input'));
-            var filtered = document.querySelectorAll('tr.bench-row:not([hidden])').length;
+            var filtered = document.querySelectorAll('tr.bench-row:not([hidden]), figure.trend:not([hidden])').length;
             input.value = '';
             input.dispatchEvent(new Event('input'));
-            var restored = document.querySelectorAll('tr.bench-row:not([hidden])').length;
+            var restored = document.querySelectorAll('tr.bench-row:not([hidden]), figure.trend:not([hidden])').length;
             return {rows: rows, filtered: filtered, restored: restored, scripts: document.scripts.length};
         })()"""}, session)["result"].get("value", {})
         metrics = browser.call("Page.getLayoutMetrics", session=session)
@@ -197,7 +199,7 @@ def main():
         problems.append("clearing the filter box did not show every row again")
     for note in notes:
         print(f"html-check: note: {note}", file=sys.stderr)
-    print(f"html-check: {report}: {probe.get('rows', 0)} benchmark rows, page {int(content['height'])} px tall, "
+    print(f"html-check: {report}: {probe.get('rows', 0)} benchmark rows or series, page {int(content['height'])} px tall, "
           f"screenshot {output}", file=sys.stderr)
     if problems:
         for problem in problems:

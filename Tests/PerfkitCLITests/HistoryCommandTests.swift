@@ -251,3 +251,180 @@ extension CommandLineTests {
         #expect(unknown.stderr == "Error: --good no-such-revision-anywhere: not a commit of this repository\n")
     }
 }
+
+/// `perfkit history report` and the history page `run --history … --format …,html` writes.
+extension CommandLineTests {
+    /// Runs the `perfkit` under test with `directory` as the current directory.
+    func perfkit(in directory: URL, _ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A git repository in `directory/repo` with `count` empty commits: their hashes, oldest first.
+    func repository(commits count: Int, in directory: URL) throws -> (URL, [String]) {
+        let repository = directory.appendingPathComponent("repo")
+        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
+        let git = try #require(
+            ["/usr/bin/git", "/usr/local/bin/git"].first(where: FileManager.default.isExecutableFile))
+        func inRepository(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: git)
+            process.arguments = ["-c", "user.name=t", "-c", "user.email=t@example.com"] + arguments
+            process.currentDirectoryURL = repository
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try inRepository(["init", "-q", "-b", "main"])
+        var commits: [String] = []
+        for index in 1...count {
+            _ = try inRepository(["commit", "-q", "--allow-empty", "-m", "c\(index)"])
+            commits.append(try inRepository(["rev-parse", "HEAD"]))
+        }
+        return (repository, commits)
+    }
+
+    /// 8 commits, one run each, the instruction count 10% higher from the 5th: the page has the
+    /// benchmark's chart with the change marked at that commit, written whole into a directory
+    /// it creates; nothing else is left beside it.
+    @Test func historyReportWritesThePage() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (repository, commits) = try repository(commits: 8, in: directory)
+        var reports: [String] = []
+        for (index, commit) in commits.enumerated() {
+            let url = directory.appendingPathComponent("r\(index).json")
+            try writeHistoryReport(commit: commit, instructions: index >= 4 ? 1100 : 1000, minute: index, to: url)
+            reports.append(url.path)
+        }
+        let store = directory.appendingPathComponent("history.sqlite").path
+        #expect(try perfkit(in: repository, ["history", "add"] + reports + ["--store", store]).status == 0)
+
+        let output = directory.appendingPathComponent("pages/history.html")
+        let written = try perfkit(in: repository, ["history", "report", "--store", store, "-o", output.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(
+            written.stdout.contains("history: \(store): 8 runs, 2 series searched, 1 change point"), "\(written.stdout)"
+        )
+        let page = try String(contentsOf: output, encoding: .utf8)
+        #expect(page.hasPrefix("<!DOCTYPE html>") && page.hasSuffix("</body></html>\n"))
+        #expect(page.components(separatedBy: "<figure class=\"trend").count - 1 == 2, "wall time and instructions")
+        #expect(page.contains("<figure class=\"trend has-regression\""))
+        #expect(page.contains("<g class=\"change regression\" data-commit=\"\(commits[4])\">"))
+        #expect(!page.contains("http://") && !page.contains("https://"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path) == [
+                "history.html"
+            ])
+
+        // The same options as `history changes`: one metric, or a filter that matches nothing.
+        let wall = try perfkit(
+            in: repository, ["history", "report", "--store", store, "-o", output.path, "--metric", "wall"])
+        #expect(wall.status == 0, "\(wall.stderr)")
+        #expect(
+            try String(contentsOf: output, encoding: .utf8).components(separatedBy: "<figure class=\"trend").count == 2)
+        let none = try perfkit(
+            in: repository, ["history", "report", "--store", store, "-o", output.path, "--filter", "^Nothing$"])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(try String(contentsOf: output, encoding: .utf8).contains("No series: the store has no runs to draw."))
+    }
+
+    /// Bad input is a one-line error, exit 1, and the page that was there stays as it was.
+    @Test func historyReportOfBadInputWritesNothing() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let report = directory.appendingPathComponent("r.json")
+        try writeHistoryReport(commit: nil, to: report)
+        let store = directory.appendingPathComponent("history.sqlite").path
+        #expect(try perfkit(["history", "add", report.path, "--store", store]).status == 0)
+        let output = directory.appendingPathComponent("history.html")
+        try Data("the previous page".utf8).write(to: output)
+
+        let blocker = directory.appendingPathComponent("a-file")
+        try Data().write(to: blocker)
+        let underAFile = blocker.appendingPathComponent("history.html").path
+        let garbage = directory.appendingPathComponent("garbage.sqlite")
+        try Data(repeating: 0x5A, count: 4096).write(to: garbage)
+        for arguments in [
+            ["--store", store, "-o", underAFile],
+            ["--store", store, "-o", directory.path],
+            ["--store", garbage.path, "-o", output.path],
+            ["--store", directory.appendingPathComponent("none.sqlite").path, "-o", output.path],
+        ] {
+            let outcome = try perfkit(["history", "report"] + arguments)
+            #expect(outcome.status == 1, "\(arguments)")
+            let lines = outcome.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("Error: "), "\(arguments): \(outcome.stderr)")
+        }
+        let blocked = try perfkit(["history", "report", "--store", store, "-o", underAFile]).stderr
+        #expect(blocked == "Error: \(underAFile): cannot create \(blocker.path): not a directory\n", "\(blocked)")
+        // Options `history changes` refuses too, with the usage after the error.
+        for arguments in [["--filter", "("], ["--min-shift=-1"]] {
+            let outcome = try perfkit(["history", "report", "--store", store, "-o", output.path] + arguments)
+            #expect(outcome.status == 1, "\(arguments)")
+            #expect(outcome.stderr.hasPrefix("Error: --"), "\(arguments): \(outcome.stderr)")
+        }
+        #expect(try String(contentsOf: output, encoding: .utf8) == "the previous page")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                == ["a-file", "garbage.sqlite", "history.html", "history.sqlite", "r.json"])
+    }
+
+    /// `run --history --format json,html`: the history page beside the report, filed run included,
+    /// and the report's benchmark linking to its trend there.
+    @Test func runWithHistoryWritesTheTrendPageBesideTheReport() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (repository, _) = try repository(commits: 1, in: directory)
+        let store = directory.appendingPathComponent("h.sqlite")
+        let output = directory.appendingPathComponent("out")
+        let outcome = try perfkit(
+            in: repository,
+            [
+                "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/identity", "--output",
+                output.path, "--history", store.path, "--format", "json,html",
+            ])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let reportDirectory = try #require(reports(in: output).first).deletingLastPathComponent()
+        let files = try FileManager.default.contentsOfDirectory(atPath: reportDirectory.path).sorted()
+        #expect(files == ["history.html", "report.html", "report.json"])
+        #expect(outcome.stdout.contains("report: \(reportDirectory.appendingPathComponent("history.html").path)"))
+
+        let report = try String(contentsOf: reportDirectory.appendingPathComponent("report.html"), encoding: .utf8)
+        let link = try #require(
+            report.range(of: #"href="history\.html#(t-[0-9a-f]{16})""#, options: .regularExpression))
+        let anchor = report[link].dropFirst("href=\"history.html#".count).dropLast()
+        let page = try String(contentsOf: reportDirectory.appendingPathComponent("history.html"), encoding: .utf8)
+        #expect(page.contains("<span id=\"\(anchor)\"></span>"), "the link's target is on the page")
+        #expect(page.contains("Harness/<wbr>baseline/<wbr>identity"))
+
+        // Without html, no page and no link.
+        let plain = try perfkit(
+            in: repository,
+            [
+                "run", "--allow-debug-build", "--quick", "--filter", "Harness/baseline/identity", "--output",
+                directory.appendingPathComponent("plain").path, "--history", store.path,
+            ])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let plainDirectory = try #require(reports(in: directory.appendingPathComponent("plain")).first)
+            .deletingLastPathComponent()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: plainDirectory.path) == ["report.json"])
+    }
+}

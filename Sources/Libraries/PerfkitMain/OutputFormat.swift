@@ -40,12 +40,14 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     }
 
     /// The report in this format; `baseline` is the report its comparison was made against, if any.
-    func render(_ report: Report, baseline: Report?) throws -> Data {
+    /// `linkingHistory`: the history page is written beside it (the HTML page links each benchmark's
+    /// trend there).
+    func render(_ report: Report, baseline: Report?, linkingHistory: Bool = false) throws -> Data {
         switch self {
         case .json:
             return try ReportCoding.encode(report)
         case .html:
-            return Data(HTMLReportRenderer.render(report, baseline: baseline).utf8)
+            return Data(HTMLReportRenderer.render(report, baseline: baseline, linkingHistory: linkingHistory).utf8)
         case .googleBenchmark:
             return try GoogleBenchmarkFormat.encode(report, executable: CommandLine.arguments.first ?? "perfkit")
         case .markdown:

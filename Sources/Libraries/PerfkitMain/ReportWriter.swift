@@ -28,12 +28,17 @@ public struct ReportWriter: Sendable {
         return ReportWriter(directory: directory)
     }
 
-    public func write(_ report: Report, formats: [OutputFormat], baseline: Report?) throws -> [URL] {
+    /// - Parameter linkingHistory: the history page will be written into the directory too (see
+    ///   `RunHistoryOptions.writePage`): the HTML report links each benchmark's trend there.
+    public func write(_ report: Report, formats: [OutputFormat], baseline: Report?, linkingHistory: Bool = false)
+        throws -> [URL]
+    {
         var written: [URL] = []
         for format in formats {
             let url = directory.appendingPathComponent(format.fileName)
             do {
-                try AtomicFile.write(try format.render(report, baseline: baseline), to: url)
+                try AtomicFile.write(
+                    try format.render(report, baseline: baseline, linkingHistory: linkingHistory), to: url)
             } catch let error as AtomicFile.WriteError {
                 throw PerfkitError(error)
             }

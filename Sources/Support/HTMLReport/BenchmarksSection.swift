@@ -148,7 +148,7 @@ struct BenchmarksSection {
             out += """
                 <tr class="bench-row" data-filter="\(PageContext.filterKey(result.id))" data-id="\(result.id)">\
                 <td class="name" data-value=""><a href="#\(page.benchmarkAnchors[result.id] ?? "")">\
-                \(PageContext.caseName(result))</a>\(warning)</td>\
+                \(PageContext.caseName(result))</a>\(warning)\(trendLink(result.id))</td>\
                 <td class="num" data-value="\(value: time.median)">\(UnitFormatting.duration(nanoseconds: time.median))</td>\
                 <td class="num" data-value="\(value: time.medianConfidenceInterval.upper - time.medianConfidenceInterval.lower)">\
                 \(UnitFormatting.duration(nanoseconds: time.medianConfidenceInterval.lower)) … \
@@ -213,6 +213,12 @@ struct BenchmarksSection {
         }
         out += "</tbody></table>"
         return out
+    }
+
+    /// " trend", linking the benchmark's chart on the history page when one lies beside the report.
+    private func trendLink(_ id: String) -> Markup {
+        guard let link = page.historyLink(id) else { return "" }
+        return " <a class=\"small\" href=\"\(link)\" title=\"its trend over commits on the history page\">trend</a>"
     }
 
     private func detail(_ result: BenchmarkResult) -> Markup {
@@ -295,6 +301,10 @@ struct BenchmarksSection {
         }
         if let anchor = page.comparisonAnchors[result.id] {
             out += "<p class=\"small\"><a href=\"#\(anchor)\">Comparison with the baseline</a></p>"
+        }
+        if let link = page.historyLink(result.id) {
+            out +=
+                "<p class=\"small\"><a href=\"\(link)\">Trend over commits</a> (the history page beside this report)</p>"
         }
         out += "</details>"
         return out

@@ -98,6 +98,18 @@ enum PageStyle {
         pre.tree{max-height:420px;overflow:auto}
         .tag{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;background:var(--panel);border:1px solid var(--line);color:var(--muted)}
         .warn-mark{color:var(--warn);font-weight:700}
+        figure.trend{margin:12px 0;padding:4px 10px 6px;border:1px solid var(--line);border-radius:4px}
+        figure.trend.has-regression{border-left:4px solid var(--bad)}
+        figure.trend.has-improvement{border-left:4px solid var(--good)}
+        figure.trend figcaption{font-weight:600;overflow-wrap:anywhere}
+        figure.trend ul{margin:2px 0;padding-left:20px}
+        svg .level-band{fill:#dfe7f5;fill-opacity:.8}
+        svg .level-mean{stroke:#1d2330;stroke-width:1.5}
+        svg .change .marker{stroke-width:1.5;stroke-dasharray:4 3}
+        svg .change.regression .marker{stroke:#b3261e}svg .change.improvement .marker{stroke:#1e7a34}
+        svg .change.regression text{fill:#b3261e;font-weight:600}svg .change.improvement text{fill:#1e7a34;font-weight:600}
+        svg .runs path{fill:none;stroke:#1d2330;stroke-width:1}
+        svg .runs circle{fill:#2f5fb3;fill-opacity:.8}
         [hidden]{display:none!important}
         @media print{
           body{font-size:11px}
@@ -105,7 +117,7 @@ enum PageStyle {
           .filter,nav.toc{display:none}
           details::details-content{content-visibility:visible;display:contents}
           details>summary{list-style:none}
-          details.group,svg.chart,table tr,pre{break-inside:avoid}
+          details.group,svg.chart,table tr,pre,figure.trend{break-inside:avoid}
           h2{break-after:avoid}
           pre,pre.tree{white-space:pre-wrap;max-height:none;overflow:visible}
           a{color:inherit}

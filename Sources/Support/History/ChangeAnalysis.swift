@@ -47,59 +47,17 @@ public struct ChangeAnalysis {
         case otherMachine
     }
 
-    /// One point of a series.
-    struct Point {
-        var run: Int
-        var position: Int
-        var value: Double
-    }
-
     /// - Parameter order: the first-parent history to follow; nil to use the positions stored
     ///   with the runs (when the analysis runs outside the repository).
     public func analyse(_ runs: [HistoryRun], order: CommitOrder?) -> Outcome {
-        var skipped: [SkipReason: Int] = [:]
-        var positions: [Int: Int] = [:]
-        for (index, run) in runs.enumerated() {
-            if let machine, run.machine.name != machine && run.machine.label != machine {
-                skipped[.otherMachine, default: 0] += 1
-            } else if run.dirty {
-                skipped[.dirty, default: 0] += 1
-            } else if let commit = run.commit {
-                if let position = order.map({ $0.position(of: commit) }) ?? run.commitPosition {
-                    positions[index] = position
-                } else {
-                    skipped[.offHistory, default: 0] += 1
-                }
-            } else {
-                skipped[.noCommit, default: 0] += 1
-            }
-        }
-        struct SeriesKey: Hashable {
-            var machine: String
-            var benchmark: String
-            var metric: HistoryMetric
-        }
-        var series: [SeriesKey: [Point]] = [:]
-        var machines: [String: MachineFingerprint] = [:]
-        var thresholds: [SeriesKey: Double] = [:]
-        for (index, run) in runs.enumerated() {
-            guard let position = positions[index] else { continue }
-            machines[run.machine.key] = run.machine
-            for result in run.results where metrics.contains(result.metric) {
-                if let filter, (try? filter.firstMatch(in: result.benchmark)) == nil { continue }
-                let key = SeriesKey(machine: run.machine.key, benchmark: result.benchmark, metric: result.metric)
-                series[key, default: []].append(Point(run: index, position: position, value: result.value))
-                if let threshold = result.thresholdPercent { thresholds[key] = threshold }
-            }
-        }
+        let selection = select(runs, order: order)
+        let (series, machines, thresholds) = (selection.series, selection.machines, selection.thresholds)
         var changes: [HistoryChange] = []
         var examined = 0
         for (key, unordered) in series {
             guard unordered.count >= 2 else { continue }
             examined += 1
-            let points = unordered.sorted {
-                ($0.position, runs[$0.run].createdAt) < ($1.position, runs[$1.run].createdAt)
-            }
+            let points = Self.ordered(unordered, runs: runs)
             let minShift = thresholds[key].map { $0 / 100 } ?? minRelativeShift
             let detector = ChangePointDetector(maxPValue: maxPValue, minRelativeShift: minShift)
             // A new level starts only where the commit changes: runs of one commit are one level.
@@ -124,7 +82,7 @@ public struct ChangeAnalysis {
             if $0.commitPosition != $1.commitPosition { return ($0.commitPosition ?? 0) > ($1.commitPosition ?? 0) }
             return ($0.benchmark, $0.metric, $0.machine) < ($1.benchmark, $1.metric, $1.machine)
         }
-        return Outcome(changes: changes, seriesExamined: examined, skipped: skipped)
+        return Outcome(changes: changes, seriesExamined: examined, skipped: selection.skipped)
     }
 
     private func describe(

@@ -8,9 +8,16 @@ public enum HistoryWording {
 
     /// "regression  Probe/startup/mark-x64  instructions  +12.4 % at 921c6c6a12".
     public static func headline(_ change: HistoryChange) -> String {
-        let ratio = change.before.mean == 0 ? .nan : change.after.mean / change.before.mean
-        return "\(change.isRegression ? "regression " : "improvement") \(change.benchmark)  "
-            + "\(change.metric.reportMetric.displayName)  \(UnitFormatting.change(ratio: ratio)) at \(short(change.commit))"
+        "\(change.isRegression ? "regression " : "improvement") \(change.benchmark)  "
+            + "\(change.metric.reportMetric.displayName)  \(shift(change)) at \(short(change.commit))"
+    }
+
+    /// "regression" or "improvement".
+    public static func kind(_ change: HistoryChange) -> String { change.isRegression ? "regression" : "improvement" }
+
+    /// How far the level moved: "+12.4 %".
+    public static func shift(_ change: HistoryChange) -> String {
+        UnitFormatting.change(ratio: change.before.mean == 0 ? .nan : change.after.mean / change.before.mean)
     }
 
     /// Where the change starts: the commit, or the range when commits between were not measured.
@@ -46,6 +53,32 @@ public enum HistoryWording {
         case nil: nil
         }
     }
+
+    /// "40 runs, 12 series searched".
+    public static func searched(runs: Int, series: Int) -> String { "\(runs) runs, \(series) series searched" }
+
+    /// Why the commits' order may not be the repository's.
+    public static let unordered = "no git repository here: commits placed as when they were added"
+
+    /// "no change points", "1 change point", "3 change points".
+    public static func changeCount(_ count: Int) -> String {
+        count == 0 ? "no change points" : "\(count) change point\(count == 1 ? "" : "s")"
+    }
+
+    /// What one series holds: "12 runs of 10 commits, 3a4b5c6d7e to 9f8e7d6c5b".
+    public static func span(runs: Int, commits: Int, first: String, last: String) -> String {
+        let extent = commits == 1 ? "of \(short(first))" : "of \(commits) commits, \(short(first)) to \(short(last))"
+        return "\(runs) run\(runs == 1 ? "" : "s") \(extent)"
+            + (runs < 2 ? " (a series needs two runs to be searched)" : "")
+    }
+
+    /// A chart that shows only the newest runs of a long series.
+    public static func drawn(shown: Int, of total: Int) -> String {
+        "the newest \(shown) of \(total) runs drawn; the search used all of them"
+    }
+
+    /// A change whose commit is older than the runs drawn.
+    public static let beforeDrawnRuns = "before the runs drawn"
 
     /// Why runs were left out.
     public static func skipped(_ reason: ChangeAnalysis.SkipReason, count: Int) -> String {

@@ -20,19 +20,7 @@ struct HistoryChangesCommand: ParsableCommand {
 
     @OptionGroup var store: HistoryStoreOption
 
-    @Option(help: "Only benchmarks whose id matches this regular expression.")
-    var filter: String?
-
-    @Option(
-        parsing: .upToNextOption,
-        help: "The metrics to search: wall, cpu, instructions, allocations (default: all that were measured).")
-    var metric: [HistoryMetric] = []
-
-    @Option(help: "The smallest shift reported, in percent, unless a benchmark declares its own threshold.")
-    var minShift: Double = 2
-
-    @Option(help: "Only runs of this machine: its --machine name, or its label as `history list` shows it.")
-    var machine: String?
+    @OptionGroup var selection: HistoryAnalysisOptions
 
     @Option(help: "Exit 2 when a regression starts after this revision (a commit, tag or branch).")
     var since: String?
@@ -44,22 +32,9 @@ struct HistoryChangesCommand: ParsableCommand {
         case text, json
     }
 
-    func validate() throws {
-        guard minShift >= 0, minShift.isFinite else { throw ValidationError("--min-shift must be a percentage ≥ 0") }
-        if let filter, (try? Regex(filter)) == nil {
-            throw ValidationError("--filter '\(filter)': not a valid regular expression")
-        }
-    }
-
     func run() throws {
-        let opened = try store.open(create: false)
-        let runs: [HistoryRun]
-        do {
-            runs = try opened.runs()
-        } catch let error as StoreError {
-            throw PerfkitError(error)
-        }
-        let order = GitHistory.firstParentOrder()
+        let history = try StoredHistory(store.open(create: false))
+        let (runs, order) = (history.runs, history.order)
         var sincePosition: Int?
         if let since {
             guard let order else {
@@ -72,22 +47,18 @@ struct HistoryChangesCommand: ParsableCommand {
             }
             sincePosition = position
         }
-        let analysis = ChangeAnalysis(
-            filter: try filter.map { try Regex($0) },
-            metrics: metric.isEmpty ? Set(HistoryMetric.allCases) : Set(metric),
-            minRelativeShift: minShift / 100, machine: machine)
-        let outcome = analysis.analyse(runs, order: order)
+        let outcome = try selection.analysis.analyse(runs, order: order)
         let newRegressions = outcome.changes.filter { change in
             guard let sincePosition, change.isRegression else { return false }
             return (change.commitPosition ?? 0) > sincePosition
         }
         switch format {
-        case .text: print(text(outcome, runs: runs, store: opened.location, ordered: order != nil), terminator: "")
+        case .text: print(text(outcome, runs: runs, store: history.location, ordered: order != nil), terminator: "")
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let document = ChangesDocument(
-                store: opened.location, runs: runs.count, seriesExamined: outcome.seriesExamined,
+                store: history.location, runs: runs.count, seriesExamined: outcome.seriesExamined,
                 skipped: Dictionary(uniqueKeysWithValues: outcome.skipped.map { ($0.key.rawValue, $0.value) }),
                 changes: outcome.changes, regressionsSince: sincePosition.map { _ in newRegressions.count })
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
@@ -113,20 +84,15 @@ struct HistoryChangesCommand: ParsableCommand {
 
     func text(_ outcome: ChangeAnalysis.Outcome, runs: [HistoryRun], store: String, ordered: Bool) -> String {
         var lines = [
-            "history: \(store): \(runs.count) runs, \(outcome.seriesExamined) series searched"
-                + (ordered ? "" : " (no git repository here: commits placed as when they were added)")
+            "history: \(store): \(HistoryWording.searched(runs: runs.count, series: outcome.seriesExamined))"
+                + (ordered ? "" : " (\(HistoryWording.unordered))")
         ]
         for reason in ChangeAnalysis.SkipReason.allCases {
             if let count = outcome.skipped[reason] {
                 lines.append("note: " + HistoryWording.skipped(reason, count: count))
             }
         }
-        if outcome.changes.isEmpty {
-            lines.append("no change points")
-        } else {
-            let count = outcome.changes.count
-            lines.append("\(count) change point\(count == 1 ? "" : "s"):")
-        }
+        lines.append(HistoryWording.changeCount(outcome.changes.count) + (outcome.changes.isEmpty ? "" : ":"))
         for change in outcome.changes {
             lines.append(HistoryWording.headline(change))
             lines.append("    " + HistoryWording.place(change))

@@ -9,6 +9,8 @@ struct HistoryCommand: ParsableCommand {
             run, the commit and machine and, per benchmark, its median wall and CPU time with intervals, \
             instructions and allocations. Series are kept per benchmark, metric and machine.
             """,
-        subcommands: [HistoryAddCommand.self, HistoryListCommand.self, HistoryChangesCommand.self]
+        subcommands: [
+            HistoryAddCommand.self, HistoryListCommand.self, HistoryChangesCommand.self, HistoryReportCommand.self,
+        ]
     )
 }

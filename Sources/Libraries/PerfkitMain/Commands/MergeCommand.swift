@@ -71,9 +71,13 @@ struct MergeCommand: ParsableCommand {
             merged.comparison = try gate.compare(
                 baseline: baselineReport, current: merged, comparator: comparison.comparator)
         }
-        let written = try writer.write(merged, formats: formats, baseline: baselineReport)
+        let written = try writer.write(
+            merged, formats: formats, baseline: baselineReport, linkingHistory: history.writesPage(formats))
         try ResultPresentation.print(merged, gate: gate, written: written)
         try history.file(merged, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
+        if let page = try history.writePage(into: writer.directory, formats: formats, store: historyStore) {
+            print("report: \(page.path)")
+        }
         try GateOptions.exit(for: merged.comparison)
     }
 }

@@ -179,9 +179,13 @@ struct RunCommand: ParsableCommand {
             }
             report.comparison = result
         }
-        let written = try writer.write(report, formats: formats, baseline: baselineReport)
+        let written = try writer.write(
+            report, formats: formats, baseline: baselineReport, linkingHistory: history.writesPage(formats))
         try ResultPresentation.print(report, gate: gate, written: written)
         try history.file(report, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
+        if let page = try history.writePage(into: writer.directory, formats: formats, store: historyStore) {
+            print("report: \(page.path)")
+        }
 
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
         try GateOptions.exit(for: report.comparison)

@@ -1,9 +1,12 @@
 import ArgumentParser
+import Foundation
+import HTMLReport
 import History
 import PerfReport
 
 /// `--history PATH` (with `--machine`, `--branch`): `run` and `merge` file the report they wrote
-/// in the history, as `history add` would.
+/// in the history, as `history add` would; with the html format, they also write the history page
+/// beside the report, which links each benchmark to its trend there.
 struct RunHistoryOptions: ParsableArguments {
     @Option(
         name: .customLong("history"),
@@ -33,5 +36,17 @@ struct RunHistoryOptions: ParsableArguments {
             return
         }
         try filing.filing.add([(path: path, report: report)], to: store)
+    }
+
+    /// Whether the history page goes beside the report: with a store and an HTML report to link from.
+    func writesPage(_ formats: [OutputFormat]) -> Bool { store != nil && formats.contains(.html) }
+
+    /// Writes the history page into the report directory, after the run is filed (so its trend
+    /// includes it); every series as `history report` draws it by default. Returns its place.
+    func writePage(into directory: URL, formats: [OutputFormat], store: (any ResultsStore)?) throws -> URL? {
+        guard let store, writesPage(formats) else { return nil }
+        let url = directory.appendingPathComponent(HistoryAnchors.pageFileName)
+        try HistoryPageWriter.write(StoredHistory(store), analysis: ChangeAnalysis(), to: url)
+        return url
     }
 }
