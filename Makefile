@@ -19,10 +19,10 @@ test: setup
 	$(SWIFT) test --skip-build
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources
+	$(SWIFT) format --in-place --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources Integrations
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources Integrations
 
 # Renders the synthetic reports of the HTML tests (normal, hostile names, degenerate numbers,
 # 1,000 benchmarks) and the history pages they write (normal, hostile names, 1,001 series) and

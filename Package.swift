@@ -24,6 +24,11 @@ let package = Package(
         .library(name: "PerfReport", targets: ["PerfReport"]),
         // The command line for a package's own benchmarks: `PerfkitMain.run(suites:)`.
         .library(name: "PerfkitMain", targets: ["PerfkitMain"]),
+        // The results history's data, store protocol and SQLite store, for a store of another kind
+        // (Integrations/PostgresHistory) built outside this package.
+        .library(name: "PerfkitHistory", targets: ["History"]),
+        // The checks every results store must pass, for such a store's tests.
+        .library(name: "HistoryStoreContract", targets: ["HistoryStoreContract"]),
         // `swift package perfkit run|compare|baseline|ci …` over a package's benchmark executables.
         .plugin(name: "PerfkitPlugin", targets: ["PerfkitPlugin"]),
     ],
@@ -74,6 +79,10 @@ let package = Package(
         // Results over commits: the store (SQLite, loaded at run time), change points along the
         // first-parent history, their wording. `perfkit history` and `run --history` use it.
         .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Support/History"),
+        // The store contract (Swift Testing checks over any ResultsStore, in-process and through an
+        // executable), shared by HistoryTests (SQLite) and Integrations/PostgresHistory's tests.
+        .target(
+            name: "HistoryStoreContract", dependencies: ["History", "PerfReport"], path: "Tests/HistoryStoreContract"),
         // The self-contained HTML report (inline CSS and SVG, no network), and the history's page of
         // trends over commits.
         .target(name: "HTMLReport", dependencies: ["PerfReport", "History"], path: "Sources/Support/HTMLReport"),
@@ -134,15 +143,18 @@ let package = Package(
             ], path: "Sources/Tools/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
-        // The results store on real SQLite files, and change points over stored runs.
-        .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport"]),
+        // The results store on real SQLite files (the store contract and SQLite's own checks), and
+        // change points over stored runs.
+        .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport", "HistoryStoreContract"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
-        .testTarget(name: "PerfkitCLITests", dependencies: ["PerfReport", "Pprof", "Gzip"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PerfkitCLITests", dependencies: ["PerfReport", "Pprof", "Gzip", "HistoryStoreContract"],
+            exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.

@@ -1,4 +1,5 @@
 import Foundation
+import HistoryStoreContract
 import PerfReport
 import Testing
 
@@ -80,54 +81,25 @@ extension CommandLineTests {
         #expect(try runCount(store) == 1)
     }
 
-    /// SIGKILL just before COMMIT (a real death of the process half-way through an add of three
-    /// reports): the store has what it had, and takes the next add.
+    /// SIGKILL just before COMMIT (a real death of the process half-way through an add): the file is
+    /// as it was, and takes the next add. The store contract's check, on SQLite through `perfkit`.
     @Test func aKilledAddLeavesTheStoreAsItWas() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = directory.appendingPathComponent("history.sqlite")
-        let reports = try (0..<4).map { index in
-            let url = directory.appendingPathComponent("r\(index).json")
-            try writeHistoryReport(commit: nil, minute: index, to: url)
-            return url.path
-        }
-        _ = try perfkit(["history", "add", reports[0], "--store", store.path])
-
-        var environment = ProcessInfo.processInfo.environment
-        environment["PERFKIT_HISTORY_TEST_KILL_BEFORE_COMMIT"] = "1"
-        let killed = try run(
-            Self.executable, ["history", "add"] + reports[1...] + ["--store", store.path], environment: environment)
-        #expect(killed.status == SIGKILL, "\(killed.stdout) \(killed.stderr)")
-        #expect(try runCount(store) == 1)
-
-        let after = try perfkit(["history", "add"] + reports[1...] + ["--store", store.path])
-        #expect(after.status == 0, "\(after.stderr)")
-        #expect(try runCount(store) == 4)
+        try toolCheck(.aKilledAddLeavesTheStoreAsItWas)
     }
 
-    /// Two `history add` at once into one file: the second waits for the first; nothing is lost.
+    /// Two `history add` at once into one new file: the second waits for the first; nothing is lost
+    /// and nothing is added twice.
     @Test func twoAddsAtOnceLoseNothing() throws {
+        try toolCheck(.twoAddsAtOnceLoseAndDuplicateNothing)
+    }
+
+    func toolCheck(_ check: StoreToolCheck) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("history.sqlite")
-        var batches: [[String]] = [[], []]
-        for index in 0..<40 {
-            let url = directory.appendingPathComponent("r\(index).json")
-            try writeHistoryReport(commit: nil, minute: index, to: url)
-            batches[index % 2].append(url.path)
+        try check.run(tool: Self.executable, store: store.path, folder: directory) {
+            try #require(try runCount(store))
         }
-        let processes = batches.map { batch in
-            let process = Process()
-            process.executableURL = Self.executable
-            process.arguments = ["history", "add"] + batch + ["--store", store.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            return process
-        }
-        for process in processes { try process.run() }
-        for process in processes { process.waitUntilExit() }
-        #expect(processes.map(\.terminationStatus) == [0, 0])
-        #expect(try runCount(store) == 40)
     }
 
     @Test func aDamagedOrForeignStoreIsAOneLineError() throws {
@@ -146,6 +118,24 @@ extension CommandLineTests {
         let missing = try perfkit(["history", "changes", "--store", directory.appendingPathComponent("none").path])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("no history store here"))
+    }
+
+    /// perfkit itself has no PostgreSQL client: a PostgreSQL URL is refused in one line that says
+    /// where the tool that opens one is, without the URL's password.
+    @Test func historyWithAPostgresURLPointsAtPerfkitHistory() throws {
+        for arguments in [
+            ["history", "list", "--store", "postgresql://ci:s3cret@db.internal/perf"],
+            ["run", "--allow-debug-build", "--history", "postgres://ci:s3cret@db.internal/perf"],
+        ] {
+            let outcome = try perfkit(arguments)
+            #expect(outcome.status == 1)
+            #expect(
+                outcome.stderr.hasPrefix("Error: \(arguments[3].replacingOccurrences(of: "s3cret", with: "***")): "),
+                "\(outcome.stderr)")
+            #expect(outcome.stderr.contains("needs perfkit-history (built from Integrations/PostgresHistory"))
+            #expect(!outcome.stderr.contains("s3cret"))
+            #expect(outcome.stderr.split(separator: "\n").count == 1)
+        }
     }
 
     /// A real repository of 12 commits, one run each; the instruction count rises 10% at the 8th.

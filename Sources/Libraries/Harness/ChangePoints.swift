@@ -44,10 +44,10 @@ public struct ChangePointDetector: Sendable {
         /// The means of the segments before and after (between the neighbouring change points).
         public var meanBefore: Double
         public var meanAfter: Double
-        /// The t-test's two-sided p-value between those segments, times the number of places the split
-        /// could have taken between them (Bonferroni): a split sits where the two sides differ most,
-        /// so the plain test finds "shifts" in pure noise — 3 of 50 seeded series of 30 values with
-        /// 2% spread, 2026-11-26; none with the correction (`ChangePointTests`).
+        /// The two-sided p-value between those segments: the larger of Student's and Welch's t-test
+        /// (`tTestPValue`). An earlier form multiplied Student's by the places the split could have
+        /// taken (Bonferroni), which cured Student's false alarms in seeded noise but not in real
+        /// runs and cost the two-point case; requiring Welch's agreement does both (docs/history.md).
         public var pValue: Double
 
         /// (after − before) / before: positive when the value grew (slower, for a time or a count).
@@ -67,7 +67,7 @@ public struct ChangePointDetector: Sendable {
         // Merge weak points: the weakest failing point goes, and the others are judged again
         // against their new neighbours, until every point passes.
         while true {
-            let points = judged(splits, in: values, allowed: allowed)
+            let points = judged(splits, in: values)
             let failing = points.indices.filter { !passes(points[$0]) }
             guard let weakest = failing.max(by: { weaker(points[$1], than: points[$0]) }) else { return points }
             splits.remove(at: weakest)
@@ -84,17 +84,16 @@ public struct ChangePointDetector: Sendable {
     }
 
     /// Each split tested against the segments between its neighbours.
-    private func judged(_ splits: [Int], in values: [Double], allowed: (Int) -> Bool) -> [ChangePoint] {
+    private func judged(_ splits: [Int], in values: [Double]) -> [ChangePoint] {
         splits.indices.map { i in
             let start = i == 0 ? 0 : splits[i - 1]
             let end = i == splits.count - 1 ? values.count : splits[i + 1]
             let before = values[start..<splits[i]]
             let after = values[splits[i]..<end]
-            let places = Double(max(1, ((start + minSegment)...(end - minSegment)).filter(allowed).count))
             return ChangePoint(
                 index: splits[i], before: start..<splits[i], after: splits[i]..<end, meanBefore: Self.mean(before),
                 meanAfter: Self.mean(after),
-                pValue: min(1, Self.tTestPValue(before, after) * places))
+                pValue: Self.tTestPValue(before, after))
         }
     }
 
@@ -155,17 +154,29 @@ public struct ChangePointDetector: Sendable {
         return (m, m - half, m + half)
     }
 
-    /// Student's two-sided t-test (pooled variance) between two samples of at least two values
-    /// each, as Otava does (scipy's default): under "no change" both sides share one spread, and a
-    /// side of two or three values alone estimates it too poorly (Welch's test found a "shift" after
-    /// the first two of 30 noise values that happened to lie close together). Two samples without
-    /// spread (exact counts) differ for certain when their means do, and not at all when they do not.
+    /// The larger two-sided p-value of Student's t-test (pooled variance) and Welch's (each side its
+    /// own) between two samples of at least two values each: a change must convince both.
+    ///
+    /// Each alone cries wolf where one side is short. Student's, as Otava uses (scipy's default),
+    /// pools the spread, so a short side that is wild by chance borrows the long side's calm: in 20
+    /// runs of one perfkit build, the last two taken while another build started beside them, it
+    /// found 13 "changes" in 262 series, every one a level of 2–4 runs whose own interval spanned
+    /// more than the shift (2026-11-26, docs/history.md). Welch's trusts a short side's own spread,
+    /// so two values that lie close together by chance look like a level: 3 false points in 50
+    /// seeded noise series of 30 (`ChangePointTests`). Both agree on a real shift. Two samples
+    /// without spread (exact counts) differ for certain when their means do, and not when they do not.
     static func tTestPValue(_ x: ArraySlice<Double>, _ y: ArraySlice<Double>) -> Double {
         let (mx, my) = (mean(x), mean(y))
-        let squares = x.reduce(0) { $0 + ($1 - mx) * ($1 - mx) } + y.reduce(0) { $0 + ($1 - my) * ($1 - my) }
-        let df = Double(x.count + y.count - 2)
-        let se2 = squares / df * (1 / Double(x.count) + 1 / Double(y.count))
-        guard se2 > 0 else { return mx == my ? 1 : 0 }
-        return StudentT.twoSidedPValue((mx - my) / se2.squareRoot(), degreesOfFreedom: df)
+        let (nx, ny) = (Double(x.count), Double(y.count))
+        let squaresX = x.reduce(0) { $0 + ($1 - mx) * ($1 - mx) }
+        let squaresY = y.reduce(0) { $0 + ($1 - my) * ($1 - my) }
+        let df = nx + ny - 2
+        let pooled = (squaresX + squaresY) / df * (1 / nx + 1 / ny)
+        guard pooled > 0 else { return mx == my ? 1 : 0 }
+        let student = StudentT.twoSidedPValue((mx - my) / pooled.squareRoot(), degreesOfFreedom: df)
+        let (vx, vy) = (squaresX / (nx - 1) / nx, squaresY / (ny - 1) / ny)
+        let welchDF = (vx + vy) * (vx + vy) / (vx * vx / (nx - 1) + vy * vy / (ny - 1))
+        let welch = StudentT.twoSidedPValue((mx - my) / (vx + vy).squareRoot(), degreesOfFreedom: welchDF)
+        return max(student, welch)
     }
 }

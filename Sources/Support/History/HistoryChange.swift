@@ -16,7 +16,7 @@ public struct HistoryChange: Codable, Sendable, Equatable {
     public var after: Level
     /// (after − before) / before.
     public var relativeShift: Double
-    /// The t-test's p-value between the two levels (with the split's Bonferroni factor).
+    /// The p-value between the two levels (the larger of Student's and Welch's t-test).
     public var pValue: Double
     /// True when the value grew: slower, or more instructions or allocations.
     public var isRegression: Bool

@@ -44,9 +44,22 @@ public final class SQLiteResultsStore: ResultsStore {
 
     private func checkOrCreateSchema() throws {
         do {
-            let application = try connection.query("PRAGMA application_id").first?.first?.integer ?? 0
-            let version = try connection.query("PRAGMA user_version").first?.first?.integer ?? 0
-            let tables = try connection.query("SELECT count(*) FROM sqlite_master").first?.first?.integer ?? 0
+            // One read transaction, so the three come from one state of the file: read one by one, they
+            // may straddle another process's creating the store (no tag yet, then its tables) and
+            // look like another program's database.
+            try connection.query("BEGIN")
+            let application: Int64
+            let version: Int64
+            let tables: Int64
+            do {
+                application = try connection.query("PRAGMA application_id").first?.first?.integer ?? 0
+                version = try connection.query("PRAGMA user_version").first?.first?.integer ?? 0
+                tables = try connection.query("SELECT count(*) FROM sqlite_master").first?.first?.integer ?? 0
+                try connection.query("COMMIT")
+            } catch {
+                _ = try? connection.query("ROLLBACK")
+                throw error
+            }
             if application == 0 && version == 0 && tables == 0 {
                 try createSchema()
                 return

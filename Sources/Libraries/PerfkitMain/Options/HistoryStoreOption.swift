@@ -1,5 +1,5 @@
 import ArgumentParser
-import History
+@_spi(Tooling) import History
 
 /// `--store`: where the history is kept, shared by every `history` command and `run --history`.
 struct HistoryStoreOption: ParsableArguments {
@@ -7,7 +7,10 @@ struct HistoryStoreOption: ParsableArguments {
 
     @Option(
         name: .customLong("store"),
-        help: "The history: an SQLite file, created on first add (default \(HistoryStoreOption.defaultPath)).")
+        help: """
+            The history: an SQLite file, created on first add (default \(HistoryStoreOption.defaultPath)); \
+            perfkit-history also opens postgresql:// URLs.
+            """)
     var path = HistoryStoreOption.defaultPath
 
     /// Opens the store; `create` for the commands that add.
@@ -15,13 +18,21 @@ struct HistoryStoreOption: ParsableArguments {
         try Self.open(path, create: create)
     }
 
-    static func open(_ path: String, create: Bool) throws -> any ResultsStore {
-        if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") {
-            throw PerfkitError(
-                .unsupported, "\(path): a PostgreSQL store is not supported by this perfkit yet (use an SQLite file)")
-        }
+    /// A URL whose scheme the executable registered goes to that store; a PostgreSQL URL that no
+    /// store was registered for is refused (perfkit itself has no PostgreSQL client); anything else
+    /// is an SQLite file.
+    static func open(_ location: String, create: Bool) throws -> any ResultsStore {
         do {
-            return try SQLiteResultsStore(path: path, create: create)
+            if let scheme = StoreLocation.scheme(of: location) {
+                if let opener = HistoryStores.openers[scheme] { return try opener(location, create) }
+                if HistoryStores.postgresSchemes.contains(scheme) {
+                    throw PerfkitError(
+                        .unsupported,
+                        "\(StoreLocation.redacted(location)): this perfkit opens SQLite files only; a PostgreSQL store "
+                            + "needs perfkit-history (built from Integrations/PostgresHistory in perfkit's repository)")
+                }
+            }
+            return try SQLiteResultsStore(path: location, create: create)
         } catch let error as StoreError {
             throw PerfkitError(error)
         }
