@@ -47,9 +47,12 @@ public enum ContractFixtures {
             results: [HistoryResult(benchmark: "Demo/work/sort", metric: .wall, value: 12.5, sampleCount: 3)])
     }
 
-    /// Writes a report with one benchmark, created `minute` minutes after a fixed time (which makes
-    /// it a different run), measured on `host` at no git commit, to `url`.
-    public static func writeReport(minute: Int, host: String = "ci-1", to url: URL) throws {
+    /// Writes a report with one benchmark (`Demo/work/sum`, `instructions` per operation), created
+    /// `minute` minutes after a fixed time (which makes it a different run), measured on `host` at
+    /// `commit`, to `url`.
+    public static func writeReport(
+        commit: String? = nil, host: String = "ci-1", instructions: Double = 1000, minute: Int = 0, to url: URL
+    ) throws {
         let stats = Statistics(
             count: 10, min: 99, max: 101, mean: 100, median: 100, standardDeviation: 1, coefficientOfVariation: 0.01,
             medianAbsoluteDeviation: 0.5, p90: 101, p99: 101,
@@ -59,7 +62,7 @@ public enum ContractFixtures {
             createdAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(minute * 60)),
             environment: Environment(
                 host: host, os: "o", kernel: "k", cpuModel: "c", coreCount: 2, memoryBytes: nil, swiftVersion: "6.3",
-                buildConfiguration: "release", gitCommit: nil, loadAverage: [], cpuGovernor: nil),
+                buildConfiguration: "release", gitCommit: commit, loadAverage: [], cpuGovernor: nil),
             settings: RunSettings(
                 filter: nil, quick: true, samples: 10, timeBudgetSeconds: 0.1, warmupSeconds: 0.1,
                 minSampleNanoseconds: 1e6, allocations: false, instructions: true),
@@ -69,7 +72,7 @@ public enum ContractFixtures {
                 BenchmarkResult(
                     id: "Demo/work/sum", suite: "Demo", group: "work", name: "sum",
                     samples: [Sample(iterations: 1000, wallNanoseconds: 100_000)], wallTime: stats,
-                    instructionsPerOperation: 1000, instructionsSource: "callgrind")
+                    instructionsPerOperation: instructions, instructionsSource: "callgrind")
             ])
         try ReportCoding.write(report, to: url)
     }

@@ -32,12 +32,13 @@ import Testing
     /// Runs `executable` to its end (SIGINT after `seconds`, if given): its status and output.
     func run(
         _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-        interruptAfter seconds: Double? = nil
+        currentDirectory: URL? = nil, interruptAfter seconds: Double? = nil
     ) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -6,34 +6,6 @@ import Testing
 /// `perfkit history` and `run --history` as a user runs them: real SQLite files, a real git
 /// repository, a real SIGKILL half-way through an add and two adds at once.
 extension CommandLineTests {
-    /// A report measured at `commit` on host `host` whose one benchmark counted `instructions`.
-    func writeHistoryReport(
-        commit: String?, host: String = "ci-1", instructions: Double = 1000, minute: Int = 0, to url: URL
-    ) throws {
-        let stats = Statistics(
-            count: 10, min: 99, max: 101, mean: 100, median: 100, standardDeviation: 1, coefficientOfVariation: 0.01,
-            medianAbsoluteDeviation: 0.5, p90: 101, p99: 101,
-            medianConfidenceInterval: ConfidenceInterval(lower: 99.5, upper: 100.5, level: 0.95),
-            outliers: OutlierCounts())
-        let report = Report(
-            createdAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(minute * 60)),
-            environment: Environment(
-                host: host, os: "o", kernel: "k", cpuModel: "c", coreCount: 2, memoryBytes: nil, swiftVersion: "6.3",
-                buildConfiguration: "release", gitCommit: commit, loadAverage: [], cpuGovernor: nil),
-            settings: RunSettings(
-                filter: nil, quick: true, samples: 10, timeBudgetSeconds: 0.1, warmupSeconds: 0.1,
-                minSampleNanoseconds: 1e6, allocations: false, instructions: true),
-            clock: ClockInfo(source: "CLOCK_MONOTONIC", resolutionNanoseconds: 1, overheadNanoseconds: 20),
-            metrics: [],
-            benchmarks: [
-                BenchmarkResult(
-                    id: "Demo/work/sum", suite: "Demo", group: "work", name: "sum",
-                    samples: [Sample(iterations: 1000, wallNanoseconds: 100_000)], wallTime: stats,
-                    instructionsPerOperation: instructions, instructionsSource: "callgrind")
-            ])
-        try ReportCoding.write(report, to: url)
-    }
-
     func runCount(_ store: URL) throws -> Int? {
         let listed = try perfkit(["history", "list", "--store", store.path])
         guard listed.status == 0, let first = listed.stdout.split(separator: "\n").first,
@@ -48,8 +20,8 @@ extension CommandLineTests {
         let store = directory.appendingPathComponent("Reports/history.sqlite")
         let first = directory.appendingPathComponent("first.json")
         let laptop = directory.appendingPathComponent("laptop.json")
-        try writeHistoryReport(commit: String(repeating: "a", count: 40), to: first)
-        try writeHistoryReport(commit: String(repeating: "a", count: 40), host: "laptop", to: laptop)
+        try ContractFixtures.writeReport(commit: String(repeating: "a", count: 40), to: first)
+        try ContractFixtures.writeReport(commit: String(repeating: "a", count: 40), host: "laptop", to: laptop)
 
         let added = try perfkit(["history", "add", first.path, "--store", store.path])
         #expect(added.status == 0, "\(added.stderr)")
@@ -69,10 +41,10 @@ extension CommandLineTests {
         let store = directory.appendingPathComponent("history.sqlite")
         let good = directory.appendingPathComponent("good.json")
         let bad = directory.appendingPathComponent("bad.json")
-        try writeHistoryReport(commit: nil, to: good)
+        try ContractFixtures.writeReport(commit: nil, to: good)
         try Data("{\"schemaVersion\": 1, \"benchmarks\": [".utf8).write(to: bad)
         _ = try perfkit(["history", "add", good.path, "--store", store.path])
-        try writeHistoryReport(commit: nil, minute: 1, to: good)
+        try ContractFixtures.writeReport(commit: nil, minute: 1, to: good)
 
         let refused = try perfkit(["history", "add", good.path, bad.path, "--store", store.path])
         #expect(refused.status == 1)
@@ -108,7 +80,7 @@ extension CommandLineTests {
         let garbage = directory.appendingPathComponent("garbage.sqlite")
         try Data(repeating: 0x5A, count: 4096).write(to: garbage)
         let report = directory.appendingPathComponent("r.json")
-        try writeHistoryReport(commit: nil, to: report)
+        try ContractFixtures.writeReport(commit: nil, to: report)
         for arguments in [["history", "list"], ["history", "changes"], ["history", "add", report.path]] {
             let outcome = try perfkit(arguments + ["--store", garbage.path])
             #expect(outcome.status == 1)
@@ -143,65 +115,34 @@ extension CommandLineTests {
     @Test func historyChangesFindsTheCommitAndGatesSinceARevision() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let repository = directory.appendingPathComponent("repo")
-        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
-        let git = try #require(
-            ["/usr/bin/git", "/usr/local/bin/git"].first(where: FileManager.default.isExecutableFile))
-        func inRepository(_ executable: String, _ arguments: [String]) throws -> Outcome {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.currentDirectoryURL = repository
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Outcome(
-                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
-        }
-        _ = try inRepository(git, ["init", "-q", "-b", "main"])
-        var commits: [String] = []
-        for index in 1...12 {
-            _ = try inRepository(
-                git,
-                [
-                    "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m",
-                    "c\(index)",
-                ])
-            commits.append(
-                try inRepository(git, ["rev-parse", "HEAD"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
+        let (repository, commits) = try repository(commits: 12, in: directory)
         var reports: [String] = []
         for (index, commit) in commits.enumerated() {
             let url = directory.appendingPathComponent("r\(index).json")
-            try writeHistoryReport(commit: commit, instructions: index >= 7 ? 1100 : 1000, minute: index, to: url)
+            try ContractFixtures.writeReport(
+                commit: commit, instructions: index >= 7 ? 1100 : 1000, minute: index, to: url)
             reports.append(url.path)
         }
         let store = directory.appendingPathComponent("history.sqlite").path
-        let added = try inRepository(Self.executable.path, ["history", "add"] + reports + ["--store", store])
+        let added = try perfkit(in: repository, ["history", "add"] + reports + ["--store", store])
         #expect(added.status == 0, "\(added.stderr)")
-        let listed = try inRepository(Self.executable.path, ["history", "list", "--store", store])
+        let listed = try perfkit(in: repository, ["history", "list", "--store", store])
         #expect(listed.stdout.contains("\(commits[7].prefix(10)) #8  1 benchmark, quick"), "\(listed.stdout)")
         #expect(listed.stdout.contains("\(commits[11].prefix(10)) #12 (main)"), "the branch checked out is HEAD's")
 
-        let changes = try inRepository(Self.executable.path, ["history", "changes", "--store", store])
+        let changes = try perfkit(in: repository, ["history", "changes", "--store", store])
         #expect(changes.status == 0, "\(changes.stderr)")
         #expect(changes.stdout.contains("1 change point:"), "\(changes.stdout)")
         #expect(changes.stdout.contains("regression  Demo/work/sum  instructions  +10.0 % at \(commits[7].prefix(10))"))
         #expect(changes.stdout.contains("right after \(commits[6].prefix(10))"))
 
-        let gated = try inRepository(
-            Self.executable.path, ["history", "changes", "--store", store, "--since", String(commits[4].prefix(8))])
+        let gated = try perfkit(
+            in: repository, ["history", "changes", "--store", store, "--since", String(commits[4].prefix(8))])
         #expect(gated.status == 2, "\(gated.stdout) \(gated.stderr)")
-        let passed = try inRepository(
-            Self.executable.path, ["history", "changes", "--store", store, "--since", commits[8]])
+        let passed = try perfkit(
+            in: repository, ["history", "changes", "--store", store, "--since", commits[8]])
         #expect(passed.status == 0, "\(passed.stdout) \(passed.stderr)")
-        let json = try inRepository(Self.executable.path, ["history", "changes", "--store", store, "--format", "json"])
+        let json = try perfkit(in: repository, ["history", "changes", "--store", store, "--format", "json"])
         let document = try #require(
             try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let found = try #require(document["changes"] as? [[String: Any]])
@@ -246,21 +187,7 @@ extension CommandLineTests {
 extension CommandLineTests {
     /// Runs the `perfkit` under test with `directory` as the current directory.
     func perfkit(in directory: URL, _ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try run(Self.executable, arguments, currentDirectory: directory)
     }
 
     /// A git repository in `directory/repo` with `count` empty commits: their hashes, oldest first.
@@ -301,7 +228,8 @@ extension CommandLineTests {
         var reports: [String] = []
         for (index, commit) in commits.enumerated() {
             let url = directory.appendingPathComponent("r\(index).json")
-            try writeHistoryReport(commit: commit, instructions: index >= 4 ? 1100 : 1000, minute: index, to: url)
+            try ContractFixtures.writeReport(
+                commit: commit, instructions: index >= 4 ? 1100 : 1000, minute: index, to: url)
             reports.append(url.path)
         }
         let store = directory.appendingPathComponent("history.sqlite").path
@@ -341,7 +269,7 @@ extension CommandLineTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let report = directory.appendingPathComponent("r.json")
-        try writeHistoryReport(commit: nil, to: report)
+        try ContractFixtures.writeReport(commit: nil, to: report)
         let store = directory.appendingPathComponent("history.sqlite").path
         #expect(try perfkit(["history", "add", report.path, "--store", store]).status == 0)
         let output = directory.appendingPathComponent("history.html")

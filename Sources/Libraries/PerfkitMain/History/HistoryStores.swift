@@ -7,7 +7,7 @@ extension PerfkitMain {
     @_spi(Tooling) public typealias HistoryStoreOpener =
         @Sendable (_ location: String, _ create: Bool) throws -> any ResultsStore
 
-    /// The `history` commands alone (`add`, `list`, `changes`), with stores perfkit does not open
+    /// The `history` commands alone (`add`, `list`, `changes`, `report`), with stores perfkit does not open
     /// itself: `storeOpeners` maps a URL scheme ("postgresql") to its opener; any other `--store`
     /// is an SQLite file, as in `perfkit`. Parses the arguments, runs the command and exits.
     ///
