@@ -22,6 +22,13 @@ func stallOngoingAtShutdownForServiceTest(until release: StallRelease) {
     if x == 42 { print("") }
 }
 
+/// How many of the watchdog's pings the executor has run.
+final class PingsRun: Sendable {
+    private let value = Atomic<Int>(0)
+    var count: Int { value.load(ordering: .acquiring) }
+    func increment() { value.add(1, ordering: .releasing) }
+}
+
 final class ServiceStallCollector: Sendable {
     private let records = Mutex<[StallRecord]>([])
     var all: [StallRecord] { records.withLock { $0 } }
@@ -74,14 +81,26 @@ struct WatchdogServiceTests {
         let collector = ServiceStallCollector()
         let executor = OneThreadExecutor()
         defer { executor.shutdown() }
+        // The watchdog learns the executor's thread from its first ping: a stall submitted before
+        // that ping ran would be timed but could not be sampled (under load the watchdog's first
+        // ping can be queued behind the stall; seen in CI, 2026-11-26).
+        let pingsRun = PingsRun()
         let watchdog = Watchdog(
-            watching: .executor(name: "probe-service-test", submit: { executor.execute($0) }),
+            watching: .executor(
+                name: "probe-service-test",
+                submit: { ping in
+                    executor.execute {
+                        ping()
+                        pingsRun.increment()
+                    }
+                }),
             configuration: configuration("executor", collector))
         let group = ServiceGroup(
             services: [WatchdogService(watchdogs: [watchdog])], logger: Logger(label: "test"))
         let running = Task { try await group.run() }
-        try await waitUntil { watchdog.isRunning }
+        try await waitUntil { watchdog.isRunning && pingsRun.count > 0 }
         #expect(watchdog.isRunning)
+        #expect(pingsRun.count > 0)
 
         let stallEnded = DispatchSemaphore(value: 0)
         let release = StallRelease()
