@@ -7,7 +7,13 @@ let package = Package(
     name: "benchmark-your-package",
     dependencies: [.package(name: "perfkit", path: "../..")],
     targets: [
-        .target(name: "JoinKit"),
+        // JOINKIT_INJECT_REGRESSION=1 in the environment compiles a slow path into JoinKit alone, for
+        // perfkit's CI check that the gate catches it (`-Xswiftc -D…` would rebuild every module).
+        .target(
+            name: "JoinKit",
+            swiftSettings: Context.environment["JOINKIT_INJECT_REGRESSION"] == "1"
+                ? [.define("JOINKIT_INJECT_REGRESSION")] : []
+        ),
         .executableTarget(
             name: "JoinKitBenchmarks",
             dependencies: [

@@ -12,7 +12,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.dirname(HERE)
-BINARY = os.path.join(PACKAGE, ".build", "release", "watched-service")
+# WATCHED_SERVICE_BINARY: a build elsewhere (perfkit's CI builds every example in one shared folder).
+BINARY = os.environ.get("WATCHED_SERVICE_BINARY") or os.path.join(PACKAGE, ".build", "release", "watched-service")
 
 
 class Failure(Exception):
