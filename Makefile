@@ -25,7 +25,8 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Plugins Tests Examples/*/Package.swift Examples/*/Sources Integrations
 
 # Renders the synthetic reports of the HTML tests (normal, hostile names, degenerate numbers,
-# 1,000 benchmarks) and the history pages they write (normal, hostile names, 1,001 series) and
+# 1,000 benchmarks) and the history pages they write (normal, hostile names, 1,001 series, a shift
+# of the machine) and
 # opens each in headless Chromium: no console errors, screenshots in .build/html-check/.
 html-check: setup
 	$(SWIFT) build --build-tests
@@ -39,7 +40,7 @@ html-check: setup
 		.build/debug/perfkit report .build/html-check/$$name.json -o .build/html-check/$$name.html && \
 		./scripts/html-check.sh .build/html-check/$$name.html .build/html-check/$$name.png || exit 1; \
 	done
-	for name in history history-hostile history-large; do \
+	for name in history history-hostile history-large history-machine; do \
 		./scripts/html-check.sh .build/html-check/$$name.html .build/html-check/$$name.png || exit 1; \
 	done
 	HTML_CHECK_NO_JS=1 ./scripts/html-check.sh .build/html-check/history.html .build/html-check/history-nojs.png

@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport", "HistoryStoreContract"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
-        .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "ELFSymbols"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).

@@ -168,6 +168,24 @@ import Testing
         #expect(TagBalance.count("<span id=\"\(HistoryAnchors.benchmark(benchmark))\">", in: html) == 1)
     }
 
+    /// A shift between runs of one executable is listed after the change points, in grey, and not
+    /// counted as one; its series is not ranked with the regressions.
+    @Test func aShiftOfTheMachineIsGreyAndNoChangePoint() throws {
+        let page = S.page(S.machineShift())
+        #expect(page.outcome.changes.map(\.isMachineShift) == [false, true])
+        let html = page.render()
+        #expect(html.contains("<h2>Change points (1)</h2>"))
+        #expect(html.contains("1 change point; 1 shift of the machine"))
+        let figures = Self.figures(html)
+        #expect(figures.count == 2)
+        #expect(figures[0].hasPrefix(" has-regression") && figures[0].contains("Demo/<wbr>work/<wbr>sort"))
+        let shifted = figures[1]
+        #expect(shifted.hasPrefix("\""), "no regression or improvement style")
+        #expect(shifted.contains("class=\"badge v-same\""))
+        #expect(shifted.contains("<g class=\"change machine\""))
+        #expect(shifted.contains("the machine moved, not the code"))
+    }
+
     /// Set PERFKIT_HTML_SAMPLES=<dir> to get history pages for scripts/html-check.sh.
     @Test func samplesForTheBrowserCheck() throws {
         guard let directory = ProcessInfo.processInfo.environment["PERFKIT_HTML_SAMPLES"] else { return }
@@ -176,6 +194,7 @@ import Testing
         let hostile = S.page(S.runs { "\($0) \(SyntheticReports.hostile)" }).render()
         try Data(hostile.utf8).write(to: url.appendingPathComponent("history-hostile.html"))
         try Data(S.page(S.large()).render().utf8).write(to: url.appendingPathComponent("history-large.html"))
+        try Data(S.page(S.machineShift()).render().utf8).write(to: url.appendingPathComponent("history-machine.html"))
     }
 
     /// The value of the first `name="…"` attribute after `index`.

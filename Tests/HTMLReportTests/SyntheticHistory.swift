@@ -52,6 +52,27 @@ enum SyntheticHistory {
         return runs
     }
 
+    /// 16 commits measured with build IDs: `sum`'s wall time 20% higher from commit 9 while the
+    /// executable stayed the same (a shift of the machine), `sort`'s instructions 10% higher from
+    /// commit 12, where the executable changed (a regression).
+    static func machineShift() -> [HistoryRun] {
+        var noise = SyntheticReports.Noise(state: 9)
+        return (1...16).map { n in
+            let buildID = n >= 12 ? "b2" : "a1"
+            let wall = 1000 * (n >= 9 ? 1.2 : 1.0) * (1 + 0.004 * (noise.next() - 0.5))
+            return run(
+                commit: n, sequence: 0, machine: machine,
+                results: [
+                    HistoryResult(
+                        benchmark: "Demo/work/sum", metric: .wall, value: wall, lower: wall * 0.99, upper: wall * 1.01,
+                        sampleCount: 10, executableBuildID: buildID),
+                    HistoryResult(
+                        benchmark: "Demo/work/sort", metric: .instructions, value: 9000 * (n >= 12 ? 1.1 : 1.0),
+                        sampleCount: 10, executableBuildID: buildID),
+                ])
+        }
+    }
+
     static func run(
         commit n: Int, sequence: Int, machine: MachineFingerprint, dirty: Bool = false, results: [HistoryResult]
     ) -> HistoryRun {

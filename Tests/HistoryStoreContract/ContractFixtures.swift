@@ -15,8 +15,12 @@ public enum ContractFixtures {
     /// A 40-character hash for commit number `n`.
     public static func commit(_ n: Int) -> String { String(format: "%040x", 0xc0ffee_0000 + n) }
 
-    /// Run `n` of `machine`: four metrics of two benchmarks, a threshold and a claim verdict, and
-    /// a creation time with a fraction of a second (a store that rounds it changes the run).
+    /// A GNU build ID as a 64-bit build's linker writes it (20 bytes, hex).
+    public static let buildID = "4f1c0d2e9a7b3c6d5e8f01a2b3c4d5e6f7a8b9c0"
+
+    /// Run `n` of `machine`: four metrics of two benchmarks, a threshold, a claim verdict and build
+    /// IDs on some, and a creation time with a fraction of a second (a store that rounds it changes
+    /// the run).
     public static func run(_ n: Int, machine: MachineFingerprint = machine) -> HistoryRun {
         HistoryRun(
             digest: "sha256:\(n)-\(machine.key)", machine: machine, commit: commit(n), dirty: n % 3 == 0,
@@ -26,9 +30,10 @@ public enum ContractFixtures {
             results: [
                 HistoryResult(
                     benchmark: "Demo/work/sum", metric: .wall, value: 1000.5 + Double(n), lower: 990.25, upper: 1010.75,
-                    sampleCount: 10, thresholdPercent: 5),
+                    sampleCount: 10, thresholdPercent: 5, executableBuildID: buildID),
                 HistoryResult(
-                    benchmark: "Demo/work/sum", metric: .cpu, value: 998, lower: 990, upper: 1005, sampleCount: 10),
+                    benchmark: "Demo/work/sum", metric: .cpu, value: 998, lower: 990, upper: 1005, sampleCount: 10,
+                    executableBuildID: buildID),
                 HistoryResult(benchmark: "Demo/work/sum", metric: .instructions, value: 51_234, sampleCount: 1),
                 HistoryResult(
                     benchmark: "Demo/it's \"quoted\"; ünïcode", metric: .allocations, value: 2, sampleCount: 10,

@@ -12,6 +12,7 @@ public enum StoreContractCheck: String, CaseIterable, Sendable, CustomTestString
     case aFailedAddLeavesTheStoreAsItWas
     case anotherProgramsDataIsRefusedAndLeftAlone
     case aNewerFormatIsRefused
+    case theFirstFormatIsUpgraded
     case readingAMissingStoreCreatesNothing
     case twoWritersAtOnceLoseAndDuplicateNothing
 
@@ -26,6 +27,7 @@ public enum StoreContractCheck: String, CaseIterable, Sendable, CustomTestString
         case .aFailedAddLeavesTheStoreAsItWas: try failedAdd(subject)
         case .anotherProgramsDataIsRefusedAndLeftAlone: try foreignData(subject)
         case .aNewerFormatIsRefused: try newerFormat(subject)
+        case .theFirstFormatIsUpgraded: try firstFormat(subject)
         case .readingAMissingStoreCreatesNothing: try missingStore(subject)
         case .twoWritersAtOnceLoseAndDuplicateNothing: try twoWriters(subject)
         }
@@ -119,6 +121,20 @@ public enum StoreContractCheck: String, CaseIterable, Sendable, CustomTestString
             #expect(error.kind == .newerFormat(9))
             #expect(error.description.hasPrefix("\(subject.location): written by a newer perfkit"), "\(error)")
         }
+    }
+
+    /// A store the first perfkit wrote (no build IDs) keeps its runs and takes runs with them.
+    private func firstFormat(_ subject: some StoreContractSubject) throws {
+        var old = ContractFixtures.run(1)
+        for index in old.results.indices { old.results[index].executableBuildID = nil }
+        _ = try subject.open(create: true).add([old])
+        try subject.makeFormatOne()
+        let store = try subject.open(create: false)
+        #expect(try store.runs().map(Self.sortedResults) == [old].map(Self.sortedResults))
+        let new = ContractFixtures.run(2)
+        #expect(try store.add([new]).map(\.added) == [true])
+        #expect(
+            try subject.open(create: false).runs().map(Self.sortedResults) == [old, new].map(Self.sortedResults))
     }
 
     private func missingStore(_ subject: some StoreContractSubject) throws {

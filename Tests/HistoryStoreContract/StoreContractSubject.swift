@@ -20,4 +20,8 @@ public protocol StoreContractSubject: Sendable {
 
     /// Marks the store there as written in history format `version` (a newer perfkit's, say).
     func setFormatVersion(_ version: Int) throws
+
+    /// Turns the store there back into history format 1, as the first perfkit wrote it: no build
+    /// IDs in its results.
+    func makeFormatOne() throws
 }

@@ -76,6 +76,40 @@ struct ChangeAnalysisTests {
         #expect(ChangeAnalysis().analyse(timeOnly, order: F.order).changes.first?.instructions == .notMeasured)
     }
 
+    /// The machine slows down at commit 7, which (like those around it) left the executable as it
+    /// was: the step is found, called the machine's and ordered after the commits' changes; a
+    /// real regression at commit 10, where the executable changed, stays a regression.
+    @Test func aShiftBetweenRunsOfOneExecutableIsTheMachines() {
+        let runs = (1...14).map { n in
+            let machine = n >= 7 ? 1.2 : 1.0
+            let code = n >= 10 ? 1.1 : 1.0
+            return F.run(
+                commit: n,
+                [
+                    "Demo/work/sum": [.wall: 1000 * machine, .instructions: 5000],
+                    "Demo/work/sort": [.instructions: 7000 * code],
+                ], buildID: n >= 10 ? "b2" : "a1")
+        }
+        let changes = ChangeAnalysis().analyse(runs, order: F.order).changes
+        #expect(
+            changes.map { "\($0.benchmark) \($0.metric) \($0.commitPosition ?? 0)" } == [
+                "Demo/work/sort instructions 10", "Demo/work/sum wall 7",
+            ])
+        #expect(changes.map(\.executable) == [.changed, .same])
+        #expect(!changes[0].isMachineShift && changes[1].isMachineShift)
+        #expect(HistoryWording.kind(changes[1]) == "machine shift")
+        #expect(HistoryWording.executable(changes[1])?.contains("not the code") == true)
+        // Runs without build IDs (reports of an older perfkit) cannot tell: a change like any other.
+        let unknown = runs.map { run in
+            var run = run
+            for index in run.results.indices { run.results[index].executableBuildID = nil }
+            return run
+        }
+        let unknownChanges = ChangeAnalysis().analyse(unknown, order: F.order).changes
+        #expect(unknownChanges.map(\.executable) == [nil, nil])
+        #expect(unknownChanges.allSatisfy { !$0.isMachineShift })
+    }
+
     /// Commits 8-11 were not measured: the change lies between 7 and 12, and says so.
     @Test func unmeasuredCommitsMakeARange() {
         let runs = (Array(1...7) + Array(12...20)).map { n in

@@ -19,7 +19,7 @@ enum HistoryFixtures {
     /// One run of commit `n` with the given values per benchmark and metric.
     static func run(
         commit n: Int, machine: MachineFingerprint = machine, dirty: Bool = false, sequence: Int = 0,
-        _ values: [String: [HistoryMetric: Double]], threshold: Double? = nil
+        _ values: [String: [HistoryMetric: Double]], threshold: Double? = nil, buildID: String? = nil
     ) -> HistoryRun {
         HistoryRun(
             digest: "run-\(n)-\(sequence)-\(machine.host)-\(dirty)", machine: machine, commit: commit(n), dirty: dirty,
@@ -30,7 +30,8 @@ enum HistoryFixtures {
                 metrics.sorted { $0.key < $1.key }.map { metric, value in
                     HistoryResult(
                         benchmark: benchmark, metric: metric, value: value, lower: metric.isTime ? value * 0.99 : nil,
-                        upper: metric.isTime ? value * 1.01 : nil, sampleCount: 10, thresholdPercent: threshold)
+                        upper: metric.isTime ? value * 1.01 : nil, sampleCount: 10, thresholdPercent: threshold,
+                        executableBuildID: buildID)
                 }
             })
     }

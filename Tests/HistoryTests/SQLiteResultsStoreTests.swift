@@ -98,4 +98,10 @@ struct SQLiteStoreSubject: StoreContractSubject {
     func setFormatVersion(_ version: Int) throws {
         try SQLiteConnection(path: path).query("PRAGMA user_version = \(version)")
     }
+
+    func makeFormatOne() throws {
+        let connection = try SQLiteConnection(path: path)
+        try connection.query("ALTER TABLE results DROP COLUMN build_id")
+        try connection.query("PRAGMA user_version = 1")
+    }
 }

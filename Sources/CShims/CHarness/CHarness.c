@@ -2,6 +2,10 @@
 #include "CHarness.h"
 
 #include <errno.h>
+#if defined(__linux__)
+#include <elf.h>
+#include <link.h>
+#endif
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -121,3 +125,57 @@ void charness_install_interrupt_flag(void) {
 }
 
 int charness_interrupted(void) { return interrupted_flag ? 1 : 0; }
+
+#if defined(__linux__)
+struct build_id_search {
+    uint8_t *buffer;
+    int capacity;
+    int length;
+};
+
+_Static_assert(sizeof(ElfW(Nhdr)) == 12, "an ELF note header is three 32-bit words");
+
+/* dl_iterate_phdr visits the main program first: its PT_NOTE segments, note by note. */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct build_id_search *search = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_NOTE) continue;
+        /* Notes are padded to the segment's alignment: 4, or 8 for .note.gnu.property. */
+        uintptr_t align = header->p_align == 8 ? 8 : 4;
+        const char *note = (const char *)(info->dlpi_addr + header->p_vaddr);
+        const char *end = note + header->p_memsz;
+        while (note + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *note_header = (const ElfW(Nhdr) *)note;
+            const char *name = note + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((note_header->n_namesz + align - 1) & ~(align - 1));
+            const char *next = desc + ((note_header->n_descsz + align - 1) & ~(align - 1));
+            if (next > end) break;
+            if (note_header->n_type == NT_GNU_BUILD_ID && note_header->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                if (note_header->n_descsz > (ElfW(Word))search->capacity) {
+                    search->length = -1;
+                } else {
+                    memcpy(search->buffer, desc, note_header->n_descsz);
+                    search->length = (int)note_header->n_descsz;
+                }
+                return 1;
+            }
+            note = next;
+        }
+    }
+    return 1; /* only the main program */
+}
+#endif
+
+int charness_executable_build_id(uint8_t *buffer, int capacity) {
+#if defined(__linux__)
+    struct build_id_search search = {buffer, capacity, 0};
+    dl_iterate_phdr(find_build_id, &search);
+    return search.length;
+#else
+    (void)buffer;
+    (void)capacity;
+    return 0;
+#endif
+}

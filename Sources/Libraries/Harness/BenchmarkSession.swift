@@ -146,6 +146,7 @@ public struct BenchmarkSession {
             if let analyze = suite.analyze, !suiteResults.isEmpty {
                 DecisionLevel.$current.withValue(configuration.decisionLevel) { analyze(&suiteResults) }
             }
+            for index in suiteResults.indices { suiteResults[index].executableBuildID = ExecutableIdentity.buildID }
             results += suiteResults
         }
         if let round = stoppedInRound {

@@ -33,6 +33,9 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     public var compiledForm: CompiledForm?
     /// The medians of each process, when the benchmark was measured in several (`run --processes N`).
     public var processSpread: ProcessSpread? = nil
+    /// The GNU build ID of the executable that measured it (hex): runs with the same one ran the
+    /// same machine code. Nil where the executable has none, and in reports of older perfkits.
+    public var executableBuildID: String? = nil
 
     public init(
         id: String, suite: String, group: String, name: String, parameter: Int? = nil,

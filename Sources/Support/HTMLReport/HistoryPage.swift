@@ -75,6 +75,7 @@ public struct HistoryPage {
 
     public func render() -> String {
         let trends = trends()
+        let commitChanges = outcome.changes.count { !$0.isMachineShift }
         let date = ISO8601DateFormatter().string(from: generatedAt)
         let machines = Set(runs.map(\.machine.key)).count
         var html = PageDocument.open(title: "perfkit history — \(store) — \(date)")
@@ -82,11 +83,11 @@ public struct HistoryPage {
             <header class="top"><h1>perfkit history</h1>
             <p class="muted"><span class="mono">\(store)</span> · \(runs.count) run\(runs.count == 1 ? "" : "s") on \
             \(machines) machine\(machines == 1 ? "" : "s") · \(date)</p>
-            <nav class="toc"><a href="#changes">Change points (\(outcome.changes.count))</a>\
+            <nav class="toc"><a href="#changes">Change points (\(commitChanges))</a>\
             <a href="#trends">Trends (\(trends.count))</a></nav></header>
 
             """
-        html += "<section id=\"changes\"><h2>Change points (\(outcome.changes.count))</h2>\n"
+        html += "<section id=\"changes\"><h2>Change points (\(commitChanges))</h2>\n"
         html += changeList(trends)
         html += "</section>\n<section id=\"trends\"><h2>Trends (\(trends.count))</h2>\n"
         html += trendSection(trends)
@@ -101,9 +102,12 @@ public struct HistoryPage {
     }
 
     private func changeList(_ trends: [Trend]) -> Markup {
+        let machineShifts = outcome.changes.count(where: \.isMachineShift)
+        let shiftsNote = machineShifts == 0 ? "" : "; " + HistoryWording.machineShiftCount(machineShifts)
         var out: Markup = """
             <p>\(HistoryWording.searched(runs: runs.count, series: outcome.seriesExamined))\
-            \(ordered ? "" : " (\(HistoryWording.unordered))"): \(HistoryWording.changeCount(outcome.changes.count)).</p>
+            \(ordered ? "" : " (\(HistoryWording.unordered))"): \
+            \(HistoryWording.changeCount(outcome.changes.count - machineShifts))\(shiftsNote).</p>
             """
         let notes = ChangeAnalysis.SkipReason.allCases.compactMap { reason in
             outcome.skipped[reason].map { HistoryWording.skipped(reason, count: $0) }
@@ -125,7 +129,7 @@ public struct HistoryPage {
                 <li data-filter="\(change.benchmark.lowercased())">\(Self.badge(change)) \
                 <a href="#\(anchor)" class="mono">\(HistoryWording.headline(change))</a>\
                 <br><span class="small">\(HistoryWording.place(change)); \(HistoryWording.levels(change)) — \
-                \(change.machine)</span></li>
+                \(change.machine)\(HistoryWording.executable(change).map { "; " + $0 } ?? "")</span></li>
                 """
         }
         out += "</ol>"
@@ -144,7 +148,8 @@ public struct HistoryPage {
             <p class="small muted">One chart per benchmark, metric and machine, over the commits measured in \
             first-parent order (oldest left): a dot per run, runs of one commit stacked at one place, whiskers \
             for the 95% interval where the metric has one. A dashed line marks a change point at its commit with \
-            the shift; the horizontal segments are the levels before and after it. Series with a regression come \
+            the shift (grey: a shift of the machine, the same executable measured on both sides); the \
+            horizontal segments are the levels before and after it. Series with a regression come \
             first, then those with an improvement, then the rest. A chart draws at most \(TrendChart.maxRuns) \
             runs, the newest.</p>
             <div class="filter" id="filter" hidden><label>Filter series: <input type="search" \
@@ -158,8 +163,8 @@ public struct HistoryPage {
             let series = trend.series
             let metric = series.metric.reportMetric
             let style: Markup =
-                trend.changes.contains(where: \.isRegression)
-                ? " has-regression" : trend.changes.isEmpty ? "" : " has-improvement"
+                trend.changes.contains { $0.isRegression && !$0.isMachineShift }
+                ? " has-regression" : trend.changes.allSatisfy(\.isMachineShift) ? "" : " has-improvement"
             let filterText = "\(series.benchmark) \(metric.displayName) \(series.machine.label)".lowercased()
             out += "<figure class=\"trend\(style)\" id=\"\(trend.anchor)\" data-filter=\"\(filterText)\">"
             if benchmarksSeen.insert(series.benchmark).inserted {
@@ -183,6 +188,7 @@ public struct HistoryPage {
                     let outside = drawnCommits.contains(change.commit) ? "" : " (\(HistoryWording.beforeDrawnRuns))"
                     out += "<li>\(HistoryWording.headline(change))\(outside)<br>\(HistoryWording.place(change)); "
                     out += "\(HistoryWording.levels(change))"
+                    if let executable = HistoryWording.executable(change) { out += "; \(executable)" }
                     if let instructions = HistoryWording.instructions(change) { out += "; \(instructions)" }
                     out += "</li>"
                 }
@@ -213,12 +219,13 @@ public struct HistoryPage {
         return out
     }
 
-    /// "▲ +6.0 %" in the verdict colours of the run report.
+    /// "▲ +6.0 %" in the verdict colours of the run report; a shift of the machine in grey.
     static func badge(_ change: HistoryChange) -> Markup {
-        """
-        <span class="badge \(change.isRegression ? "v-regressed" : "v-improved")" \
-        title="\(HistoryWording.kind(change))">\(change.isRegression ? "▲" : "▼") \(HistoryWording.shift(change))</span>
-        """
+        let style = change.isMachineShift ? "v-same" : change.isRegression ? "v-regressed" : "v-improved"
+        return """
+            <span class="badge \(style)" \
+            title="\(HistoryWording.kind(change))">\(change.isRegression ? "▲" : "▼") \(HistoryWording.shift(change))</span>
+            """
     }
 
     /// What tells two changes apart (their series and commit), to find a change's chart.

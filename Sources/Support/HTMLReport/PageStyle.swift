@@ -108,6 +108,7 @@ enum PageStyle {
         svg .change .marker{stroke-width:1.5;stroke-dasharray:4 3}
         svg .change.regression .marker{stroke:#b3261e}svg .change.improvement .marker{stroke:#1e7a34}
         svg .change.regression text{fill:#b3261e;font-weight:600}svg .change.improvement text{fill:#1e7a34;font-weight:600}
+        svg .change.machine .marker{stroke:#6b7280}svg .change.machine text{fill:#6b7280}
         svg .runs path{fill:none;stroke:#1d2330;stroke-width:1}
         svg .runs circle{fill:#2f5fb3;fill-opacity:.8}
         [hidden]{display:none!important}

@@ -97,7 +97,7 @@ struct TrendChart {
         }
         for change in changes {
             guard let slot = slots[change.commit] else { continue }
-            let style = change.isRegression ? "regression" : "improvement"
+            let style = change.isMachineShift ? "machine" : change.isRegression ? "regression" : "improvement"
             out += """
                 <g class="change \(style)" data-commit="\(change.commit)"><title>\(HistoryWording.headline(change)); \
                 \(HistoryWording.place(change))</title><line class="marker" x1="\(px: x(slot))" x2="\(px: x(slot))" \

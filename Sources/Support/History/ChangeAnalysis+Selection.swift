@@ -9,6 +9,8 @@ extension ChangeAnalysis {
         /// The value's interval, for the page (nil for counts).
         var lower: Double? = nil
         var upper: Double? = nil
+        /// The build ID of the executable that measured it.
+        var buildID: String? = nil
     }
 
     struct SeriesKey: Hashable {
@@ -55,7 +57,8 @@ extension ChangeAnalysis {
                 let key = SeriesKey(machine: run.machine.key, benchmark: result.benchmark, metric: result.metric)
                 selection.series[key, default: []].append(
                     Point(
-                        run: index, position: position, value: result.value, lower: result.lower, upper: result.upper))
+                        run: index, position: position, value: result.value, lower: result.lower, upper: result.upper,
+                        buildID: result.executableBuildID))
                 if let threshold = result.thresholdPercent { selection.thresholds[key] = threshold }
             }
         }

@@ -28,7 +28,8 @@ public struct ChangeAnalysis {
 
     /// What the analysis found, and what it left out and why.
     public struct Outcome: Sendable, Equatable {
-        /// Regressions first, then improvements; each newest first.
+        /// Regressions first, then improvements, then shifts of the machine (`isMachineShift`); each
+        /// newest first.
         public var changes: [HistoryChange]
         /// Series searched (machine × benchmark × metric with at least two runs).
         public var seriesExamined: Int
@@ -78,6 +79,7 @@ public struct ChangeAnalysis {
             }
         }
         changes.sort {
+            if $0.isMachineShift != $1.isMachineShift { return !$0.isMachineShift }
             if $0.isRegression != $1.isRegression { return $0.isRegression }
             if $0.commitPosition != $1.commitPosition { return ($0.commitPosition ?? 0) > ($1.commitPosition ?? 0) }
             return ($0.benchmark, $0.metric, $0.machine) < ($1.benchmark, $1.metric, $1.machine)
@@ -98,12 +100,25 @@ public struct ChangeAnalysis {
         }
         let first = points[point.index]
         let previous = points[point.index - 1]
+        let executable = Self.executableChange(
+            before: points.filter { $0.position == previous.position }.map(\.buildID),
+            after: points.filter { $0.position == first.position }.map(\.buildID))
         return HistoryChange(
             benchmark: "", metric: metric, machine: "", commit: runs[first.run].commit ?? "",
             commitPosition: first.position, previousCommit: runs[previous.run].commit ?? "",
             unmeasuredCommits: first.position - previous.position - 1, before: level(point.before),
             after: level(point.after), relativeShift: point.relativeShift, pValue: point.pValue,
-            isRegression: point.relativeShift > 0, instructions: nil)
+            isRegression: point.relativeShift > 0, instructions: nil, executable: executable)
+    }
+
+    /// Whether the runs of the commits on both sides of a change ran one executable: then the
+    /// same machine code was measured at two levels and the commit cannot have moved it. The split
+    /// itself is not forbidden there: searched without it, the step would be pinned on the nearest
+    /// commit that did change the executable.
+    static func executableChange(before: [String?], after: [String?]) -> HistoryChange.ExecutableChange? {
+        let ids = before + after
+        guard !before.isEmpty, !after.isEmpty, ids.allSatisfy({ $0 != nil }) else { return nil }
+        return Set(ids).count == 1 ? .same : .changed
     }
 
     /// Whether the instruction count moved where the time did: the mean instruction count of the

@@ -22,6 +22,22 @@ public struct HistoryChange: Codable, Sendable, Equatable {
     public var isRegression: Bool
     /// For a time: whether the instruction count moved with it (nil for counts themselves).
     public var instructions: InstructionMovement?
+    /// Whether the benchmark's executable changed where the level did (nil when a run on either
+    /// side has no build ID).
+    public var executable: ExecutableChange?
+
+    /// A shift between runs of one executable: the same machine code measured slower or faster,
+    /// so the machine (its load, its host, its frequency) moved, not a commit. Listed apart, never
+    /// a regression for `history changes --since`.
+    public var isMachineShift: Bool { executable == .same }
+
+    /// Whether the runs on both sides of a change ran the same executable.
+    public enum ExecutableChange: String, Codable, Sendable, Equatable {
+        /// Every run of the last commit before and of the first commit after had one build ID.
+        case same
+        /// The build IDs differ: the commit (or its build) changed the machine code.
+        case changed
+    }
 
     /// A level: the mean of its runs' values and the mean's 95% interval.
     public struct Level: Codable, Sendable, Equatable {

@@ -30,7 +30,8 @@ extension HistoryRun {
         {
             HistoryResult(
                 benchmark: benchmark.id, metric: metric, value: value, lower: interval?.lower, upper: interval?.upper,
-                sampleCount: count, thresholdPercent: threshold, claimVerdict: verdict)
+                sampleCount: count, thresholdPercent: threshold, claimVerdict: verdict,
+                executableBuildID: benchmark.executableBuildID)
         }
         var results = [
             result(

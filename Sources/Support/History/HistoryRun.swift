@@ -52,10 +52,13 @@ public struct HistoryResult: Sendable, Equatable {
     public var thresholdPercent: Double?
     /// "held", "did-not-hold" or "inconclusive" for a benchmark that tests a claim.
     public var claimVerdict: String?
+    /// The GNU build ID of the executable that measured it: a level shift between runs with the
+    /// same one is the machine's, not a commit's.
+    public var executableBuildID: String?
 
     public init(
         benchmark: String, metric: HistoryMetric, value: Double, lower: Double? = nil, upper: Double? = nil,
-        sampleCount: Int, thresholdPercent: Double? = nil, claimVerdict: String? = nil
+        sampleCount: Int, thresholdPercent: Double? = nil, claimVerdict: String? = nil, executableBuildID: String? = nil
     ) {
         self.benchmark = benchmark
         self.metric = metric
@@ -65,5 +68,6 @@ public struct HistoryResult: Sendable, Equatable {
         self.sampleCount = sampleCount
         self.thresholdPercent = thresholdPercent
         self.claimVerdict = claimVerdict
+        self.executableBuildID = executableBuildID
     }
 }

@@ -8,12 +8,27 @@ public enum HistoryWording {
 
     /// "regression  Probe/startup/mark-x64  instructions  +12.4 % at 921c6c6a12".
     public static func headline(_ change: HistoryChange) -> String {
-        "\(change.isRegression ? "regression " : "improvement") \(change.benchmark)  "
+        let kind = change.isMachineShift ? "machine    " : change.isRegression ? "regression " : "improvement"
+        return "\(kind) \(change.benchmark)  "
             + "\(change.metric.reportMetric.displayName)  \(shift(change)) at \(short(change.commit))"
     }
 
-    /// "regression" or "improvement".
-    public static func kind(_ change: HistoryChange) -> String { change.isRegression ? "regression" : "improvement" }
+    /// "regression", "improvement" or "machine shift".
+    public static func kind(_ change: HistoryChange) -> String {
+        change.isMachineShift ? "machine shift" : change.isRegression ? "regression" : "improvement"
+    }
+
+    /// Why a shift of the machine is not a commit's.
+    public static func executable(_ change: HistoryChange) -> String? {
+        change.isMachineShift
+            ? "the same executable on both sides (one build ID): the machine moved, not the code" : nil
+    }
+
+    /// "1 shift of the machine (…)": level shifts between runs of one executable.
+    public static func machineShiftCount(_ count: Int) -> String {
+        "\(count) shift\(count == 1 ? "" : "s") of the machine, not of a commit "
+            + "(the same executable measured at two levels; never a regression)"
+    }
 
     /// How far the level moved: "+12.4 %".
     public static func shift(_ change: HistoryChange) -> String {

@@ -12,7 +12,9 @@ import Foundation
 public final class SQLiteResultsStore: ResultsStore {
     /// "pfkh" in ASCII.
     static let applicationID: Int64 = 0x7066_6B68
-    static let formatVersion: Int64 = 1
+    /// 1: the first format; 2: `results.build_id` (the executable's build ID). A format-1 file
+    /// is upgraded when opened (its results then have no build ID).
+    static let formatVersion: Int64 = 2
 
     public let location: String
     private let connection: SQLiteConnection
@@ -75,6 +77,7 @@ public final class SQLiteResultsStore: ResultsStore {
                     problem:
                         "written by a newer perfkit (history format \(version); this one reads \(Self.formatVersion))")
             }
+            if version < Self.formatVersion { try upgrade() }
         } catch let error as SQLiteError {
             throw Self.storeError(error, at: location)
         }
@@ -87,6 +90,21 @@ public final class SQLiteResultsStore: ResultsStore {
         do {
             for statement in Self.schema { try connection.query(statement) }
             try connection.query("PRAGMA application_id = \(Self.applicationID)")
+            try connection.query("PRAGMA user_version = \(Self.formatVersion)")
+            try connection.query("COMMIT")
+        } catch {
+            _ = try? connection.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Brings a file of an older format to this one, in one transaction; another process may have
+    /// done it meanwhile, so the format is read again inside it.
+    private func upgrade() throws {
+        try connection.query("BEGIN IMMEDIATE")
+        do {
+            let version = try connection.query("PRAGMA user_version").first?.first?.integer ?? 0
+            if version < 2 { try connection.query("ALTER TABLE results ADD COLUMN build_id TEXT") }
             try connection.query("PRAGMA user_version = \(Self.formatVersion)")
             try connection.query("COMMIT")
         } catch {
@@ -112,7 +130,7 @@ public final class SQLiteResultsStore: ResultsStore {
         CREATE TABLE IF NOT EXISTS results (
             run_id INTEGER NOT NULL REFERENCES runs(id), benchmark TEXT NOT NULL, metric TEXT NOT NULL,
             value REAL NOT NULL, lower REAL, upper REAL, sample_count INTEGER NOT NULL,
-            threshold_percent REAL, claim_verdict TEXT,
+            threshold_percent REAL, claim_verdict TEXT, build_id TEXT,
             PRIMARY KEY (run_id, benchmark, metric)) WITHOUT ROWID
         """,
     ]
@@ -158,8 +176,8 @@ public final class SQLiteResultsStore: ResultsStore {
         let addResult = try connection.prepare(
             """
             INSERT INTO results (run_id, benchmark, metric, value, lower, upper, sample_count, threshold_percent,
-                claim_verdict)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                claim_verdict, build_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             """)
         let now = Date().timeIntervalSince1970
         var outcomes: [StoreAddOutcome] = []
@@ -192,6 +210,7 @@ public final class SQLiteResultsStore: ResultsStore {
                     .integer(runID), .text(result.benchmark), .text(result.metric.rawValue), .real(result.value),
                     .optional(result.lower), .optional(result.upper), .integer(Int64(result.sampleCount)),
                     .optional(result.thresholdPercent), .optional(result.claimVerdict),
+                    .optional(result.executableBuildID),
                 ])
             }
             outcomes.append(StoreAddOutcome(digest: run.digest, alreadyAddedAt: nil))
@@ -214,7 +233,8 @@ public final class SQLiteResultsStore: ResultsStore {
             var results: [Int64: [HistoryResult]] = [:]
             for row in try connection.query(
                 """
-                SELECT run_id, benchmark, metric, value, lower, upper, sample_count, threshold_percent, claim_verdict
+                SELECT run_id, benchmark, metric, value, lower, upper, sample_count, threshold_percent, claim_verdict,
+                    build_id
                 FROM results ORDER BY run_id, benchmark, metric
                 """)
             {
@@ -224,7 +244,7 @@ public final class SQLiteResultsStore: ResultsStore {
                     HistoryResult(
                         benchmark: row[1].text ?? "", metric: metric, value: row[3].real ?? .nan, lower: row[4].real,
                         upper: row[5].real, sampleCount: Int(row[6].integer ?? 0), thresholdPercent: row[7].real,
-                        claimVerdict: row[8].text))
+                        claimVerdict: row[8].text, executableBuildID: row[9].text))
             }
             return try connection.query(
                 """

@@ -18,7 +18,9 @@ import PostgresNIO
 /// `public` unless the role or database sets another).
 public final class PostgresResultsStore: ResultsStore {
     static let application = "perfkit-history"
-    static let formatVersion = 1
+    /// 1: the first format; 2: `results.build_id` (the executable's build ID). Tables of format 1
+    /// are upgraded when opened (their results then have no build ID).
+    static let formatVersion = 2
     /// The advisory lock two processes creating the tables at once take in turn ("pfkh" in ASCII).
     static let schemaLock: Int64 = 0x7066_6B68
 
@@ -117,6 +119,28 @@ public final class PostgresResultsStore: ResultsStore {
                 problem: "written by a newer perfkit (history format \(marker.1); this one reads \(Self.formatVersion))"
             )
         }
+        if marker.1 < Self.formatVersion { try upgrade() }
+    }
+
+    /// Brings tables of an older format to this one, in one transaction under the schema lock:
+    /// another process may have done it meanwhile, so the format is read again inside it.
+    private func upgrade() throws {
+        try session.query("BEGIN")
+        do {
+            try session.query("SELECT pg_advisory_xact_lock(\(Self.schemaLock))")
+            let format =
+                try session.query("SELECT max(format) FROM perfkit_history").first?.decode(Int?.self) ?? nil
+            if (format ?? 0) < 2 { try session.query("ALTER TABLE results ADD COLUMN build_id text") }
+            if (format ?? 0) < Self.formatVersion {
+                try session.query(
+                    "INSERT INTO perfkit_history (application, format) VALUES (\(Self.application), \(Self.formatVersion))"
+                )
+            }
+            try session.query("COMMIT")
+        } catch {
+            _ = try? session.query("ROLLBACK")
+            throw error
+        }
     }
 
     /// One transaction under an advisory lock: two processes creating the tables of an empty
@@ -169,7 +193,7 @@ public final class PostgresResultsStore: ResultsStore {
         CREATE TABLE results (
             run_id bigint NOT NULL REFERENCES runs(id), benchmark text NOT NULL, metric text NOT NULL,
             value double precision NOT NULL CHECK (value <> 'NaN'), lower double precision, upper double precision,
-            sample_count integer NOT NULL, threshold_percent double precision, claim_verdict text,
+            sample_count integer NOT NULL, threshold_percent double precision, claim_verdict text, build_id text,
             PRIMARY KEY (run_id, benchmark, metric))
         """,
     ]
@@ -281,11 +305,11 @@ public final class PostgresResultsStore: ResultsStore {
         let rowsPerStatement = 500
         for start in stride(from: 0, to: results.count, by: rowsPerStatement) {
             let chunk = results[start..<min(start + rowsPerStatement, results.count)]
-            var bindings = PostgresBindings(capacity: chunk.count * 9)
+            var bindings = PostgresBindings(capacity: chunk.count * 10)
             var tuples: [String] = []
             for result in chunk {
                 let first = bindings.count + 1
-                tuples.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+                tuples.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
                 bindings.append(runID)
                 bindings.append(result.benchmark)
                 bindings.append(result.metric.rawValue)
@@ -296,12 +320,13 @@ public final class PostgresResultsStore: ResultsStore {
                 bindings.append(Int64(result.sampleCount))
                 bindings.append(result.thresholdPercent.flatMap { $0.isNaN ? nil : $0 })
                 bindings.append(result.claimVerdict)
+                bindings.append(result.executableBuildID)
             }
             try session.query(
                 PostgresQuery(
                     unsafeSQL: """
                         INSERT INTO results (run_id, benchmark, metric, value, lower, upper, sample_count,
-                            threshold_percent, claim_verdict)
+                            threshold_percent, claim_verdict, build_id)
                         VALUES \(tuples.joined(separator: ", "))
                         """, binds: bindings))
         }
@@ -329,18 +354,21 @@ public final class PostgresResultsStore: ResultsStore {
             // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
             for row in try session.query(
                 """
-                SELECT run_id, benchmark, metric, value, lower, upper, sample_count, threshold_percent, claim_verdict
+                SELECT run_id, benchmark, metric, value, lower, upper, sample_count, threshold_percent, claim_verdict,
+                    build_id
                 FROM results ORDER BY run_id, benchmark COLLATE "C", metric COLLATE "C"
                 """)
             {
-                let (runID, benchmark, metric, value, lower, upper, sampleCount, threshold, verdict) = try row.decode(
-                    (Int64, String, String, Double, Double?, Double?, Int, Double?, String?).self)
+                typealias Columns = (Int64, String, String, Double, Double?, Double?, Int, Double?, String?, String?)
+                let (runID, benchmark, metric, value, lower, upper, sampleCount, threshold, verdict, buildID) =
+                    try row.decode(Columns.self)
                 // A metric a newer perfkit added within the same format: left out, as SQLite's store does.
                 guard let metric = HistoryMetric(rawValue: metric) else { continue }
                 results[runID, default: []].append(
                     HistoryResult(
                         benchmark: benchmark, metric: metric, value: value, lower: lower, upper: upper,
-                        sampleCount: sampleCount, thresholdPercent: threshold, claimVerdict: verdict))
+                        sampleCount: sampleCount, thresholdPercent: threshold, claimVerdict: verdict,
+                        executableBuildID: buildID))
             }
             return try session.query(
                 """

@@ -182,6 +182,12 @@ struct PostgresStoreSubject: StoreContractSubject {
         try database.session().query("UPDATE perfkit_history SET format = \(version)")
     }
 
+    func makeFormatOne() throws {
+        let session = try database.session()
+        try session.query("ALTER TABLE results DROP COLUMN build_id")
+        try session.query("UPDATE perfkit_history SET format = 1")
+    }
+
     /// Tables, views and the like in the public schema.
     private func relationCount() throws -> Int64 {
         let rows = try database.session().query(

@@ -50,6 +50,12 @@ void charness_install_interrupt_flag(void);
 /// True once SIGINT arrived after charness_install_interrupt_flag().
 int charness_interrupted(void);
 
+/// Copies the GNU build ID of the main executable (its NT_GNU_BUILD_ID note, which the linker
+/// computes from the linked contents) into `buffer`. Returns its length in bytes; 0 when the
+/// executable has none (linked without --build-id) or the platform keeps no ELF notes; -1 when
+/// `capacity` is too small for it.
+int charness_executable_build_id(uint8_t *buffer, int capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,7 +49,7 @@ struct HistoryChangesCommand: ParsableCommand {
         }
         let outcome = try selection.analysis.analyse(runs, order: order)
         let newRegressions = outcome.changes.filter { change in
-            guard let sincePosition, change.isRegression else { return false }
+            guard let sincePosition, change.isRegression, !change.isMachineShift else { return false }
             return (change.commitPosition ?? 0) > sincePosition
         }
         switch format {
@@ -60,7 +60,9 @@ struct HistoryChangesCommand: ParsableCommand {
             let document = ChangesDocument(
                 store: history.location, runs: runs.count, seriesExamined: outcome.seriesExamined,
                 skipped: Dictionary(uniqueKeysWithValues: outcome.skipped.map { ($0.key.rawValue, $0.value) }),
-                changes: outcome.changes, regressionsSince: sincePosition.map { _ in newRegressions.count })
+                changes: outcome.changes.filter { !$0.isMachineShift },
+                machineShifts: outcome.changes.filter(\.isMachineShift),
+                regressionsSince: sincePosition.map { _ in newRegressions.count })
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
         }
         if !newRegressions.isEmpty {
@@ -78,6 +80,8 @@ struct HistoryChangesCommand: ParsableCommand {
         var seriesExamined: Int
         var skipped: [String: Int]
         var changes: [HistoryChange]
+        /// Level shifts between runs of one executable: the machine's, not a commit's.
+        var machineShifts: [HistoryChange]
         /// With --since: how many regressions start after it.
         var regressionsSince: Int?
     }
@@ -92,12 +96,20 @@ struct HistoryChangesCommand: ParsableCommand {
                 lines.append("note: " + HistoryWording.skipped(reason, count: count))
             }
         }
-        lines.append(HistoryWording.changeCount(outcome.changes.count) + (outcome.changes.isEmpty ? "" : ":"))
-        for change in outcome.changes {
+        let commitChanges = outcome.changes.filter { !$0.isMachineShift }
+        let machineShifts = outcome.changes.filter(\.isMachineShift)
+        func describe(_ change: HistoryChange) {
             lines.append(HistoryWording.headline(change))
             lines.append("    " + HistoryWording.place(change))
             lines.append("    " + HistoryWording.levels(change) + " — \(change.machine)")
+            if let executable = HistoryWording.executable(change) { lines.append("    " + executable) }
             if let instructions = HistoryWording.instructions(change) { lines.append("    " + instructions) }
+        }
+        lines.append(HistoryWording.changeCount(commitChanges.count) + (commitChanges.isEmpty ? "" : ":"))
+        commitChanges.forEach(describe)
+        if !machineShifts.isEmpty {
+            lines.append(HistoryWording.machineShiftCount(machineShifts.count) + ":")
+            machineShifts.forEach(describe)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -39,14 +39,12 @@ struct HistoryFiling {
         } catch let error as StoreError {
             throw PerfkitError(error)
         }
-        var added = outcomes.filter(\.added).count
+        let added = outcomes.filter(\.added).count
         guard !quiet else { return added }
-        added = 0
         for ((path, _), (run, outcome)) in zip(reports, zip(runs, outcomes)) {
             if let when = outcome.alreadyAddedAt {
                 print("history: \(path): already stored (added \(when.formatted(.iso8601))), not added again")
             } else {
-                added += 1
                 let commit = run.commit.map {
                     " at \(HistoryWording.short($0))\(run.dirty ? " (uncommitted changes)" : "")"
                 }
