@@ -5,6 +5,11 @@ import CHarness
 /// so a level shift between them is the machine's, not a commit's (`perfkit history changes`
 /// says so). Nil when the executable carries none (linked without `--build-id`; Swift on Linux
 /// links with it) or on a platform without ELF notes.
+///
+/// Read from the notes of the loaded program (`dl_iterate_phdr`, in CHarness), not with
+/// ELFSymbols' file parser: that one reads the whole symbol table of an executable of tens of
+/// megabytes, which a benchmark run need not pay for one hash. `ExecutableIdentityTests` checks
+/// that both read the same ID.
 public enum ExecutableIdentity {
     public static let buildID: String? = {
         var bytes = [UInt8](repeating: 0, count: 64)
