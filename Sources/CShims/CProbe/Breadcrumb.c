@@ -38,7 +38,8 @@ static void crash_handler(int signo, siginfo_t *info, void *context) {
     if (index >= 0) sigaction(signo, &previous_actions[index], NULL);
     // A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE from the kernel) happens again when the handler
     // returns, now delivered to the restored handler with its original details. A signal that was
-    // sent (abort(), kill, raise) or a trap that does not repeat (x86's int3) is raised again.
+    // sent (abort(), kill, raise) or a SIGTRAP (x86's int3 does not repeat; aarch64's brk, Swift's
+    // trap there, would) is raised again at once.
     int sent = info == NULL || info->si_code <= 0;
     if (sent || signo == SIGABRT || signo == SIGTRAP) raise(signo);
 }

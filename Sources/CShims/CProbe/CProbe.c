@@ -201,6 +201,15 @@ static struct timespec monotonic_deadline(uint64_t timeout_ns) {
     return now;
 }
 
+// A spin-wait hint: lets the sibling hyperthread (x86-64) or the core's other work (aarch64) run.
+static inline void spin_pause(void) {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
 /// Waits for the slot to reach `target` until `deadline`; returns the last state seen.
 static uint64_t wait_for_state(probe_slot *slot, uint64_t target, const struct timespec *deadline) {
     // Most answers come within a few microseconds: spin that long before sleeping, since a
@@ -208,7 +217,7 @@ static uint64_t wait_for_state(probe_slot *slot, uint64_t target, const struct t
     uint64_t spin_until = clock_ns(CLOCK_MONOTONIC) + 20000;
     do {
         if (atomic_load(&slot->state) == target) return target;
-        __builtin_ia32_pause();
+        spin_pause();
     } while (clock_ns(CLOCK_MONOTONIC) < spin_until);
     for (;;) {
         uint64_t state = atomic_load(&slot->state);

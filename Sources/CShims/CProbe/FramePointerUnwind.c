@@ -18,12 +18,13 @@
 // Every read stays inside the thread's stack bounds, taken when it was attached; frame records
 // must move strictly outwards. A thread never attached is unwound with libunwind alone.
 
-// Registers (rip, rsp, rbp through REG_RIP…), prologue bytes and call encodings are x86-64's:
-// elsewhere this file would fail on missing registers, far from the reason. No fallback yet
-// (aarch64 keeps frame records too, but its registers, prologues and libunwind context differ).
-#if !(defined(__linux__) && defined(__x86_64__))
-#error "Probe's sampler unwinds x86-64 Linux stacks only (see Sources/Libraries/Probe/README.md); other targets are not supported yet"
-#endif
+//
+// aarch64 (AAPCS64) keeps the same record, [x29] = the caller's x29, [x29+8] = the saved x30, with
+// three differences handled below: a leaf's return address is in x30, not on the stack; the
+// record need not sit at the top of its frame, so the caller's sp is not x29 + 16 (libunwind steps
+// from the callee instead, whose CFA rule LLVM bases on x29); and return addresses saved by code
+// built with pointer authentication (Debian's arm64 glibc) carry a signature in their top bits.
+// The interrupted frame is always decided by libunwind there (once per pc, cached).
 
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -32,9 +33,47 @@
 #include <libunwind.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
+
+// A signal's ucontext_t and libunwind's unw_context_t (a ucontext_t on x86-64, its prefix without
+// the 4 KiB of extension records on aarch64) name their registers alike.
+#if defined(__linux__) && defined(__x86_64__)
+#define CONTEXT_PC(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
+#define CONTEXT_SP(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RSP])
+#define CONTEXT_FP(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RBP])
+#define CONTEXT_LR(uc) ((uintptr_t)0)
+#define UNW_FRAME_POINTER UNW_X86_64_RBP
+#elif defined(__linux__) && defined(__aarch64__)
+#define CONTEXT_PC(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
+#define CONTEXT_SP(uc) ((uintptr_t)(uc)->uc_mcontext.sp)
+#define CONTEXT_FP(uc) ((uintptr_t)(uc)->uc_mcontext.regs[29])
+#define CONTEXT_LR(uc) ((uintptr_t)(uc)->uc_mcontext.regs[30])
+#define UNW_FRAME_POINTER UNW_AARCH64_X29
+_Static_assert(sizeof(uintptr_t) == 8, "aarch64 frame records hold 64-bit words");
+#else
+// Registers, frame-record rules and call encodings are known for these two only: elsewhere this
+// file would misread stacks rather than fail.
+#error "Probe's sampler unwinds Linux x86-64 and aarch64 stacks only (see Sources/Libraries/Probe/README.md)"
+#endif
+
+// A code address as stored: without a pointer-authentication signature. `xpaclri` (a hint, so a
+// no-op on cores without the extension) strips x30; x86-64 has nothing to strip.
+static inline uintptr_t code_address(uintptr_t address) {
+#if defined(__aarch64__)
+    register uintptr_t lr __asm__("x30") = address;
+    __asm__("hint #7" : "+r"(lr));
+    return lr;
+#else
+    return address;
+#endif
+}
+
+// The return address of a frame that has not saved it: aarch64's x30 (stored as the offset of a
+// stack slot, which is 8-aligned, so 1 never is one).
+#define RETURN_IN_LINK_REGISTER ((uintptr_t)1)
 
 // MARK: - Modules whose code keeps frame records
 
@@ -114,6 +153,13 @@ static uintptr_t function_start(const cprobe_code_range *range, uintptr_t pc) {
 // the kernel's fault-around), away from most new program counters. Functions without that
 // prologue (Swift leaves, glibc) still ask libunwind.
 int cprobe_frame_from_code(uintptr_t pc, uintptr_t *return_offset) {
+#if defined(__aarch64__)
+    // aarch64 prologues vary (`stp x29, x30, [sp, #-N]!` or `sub sp` first, the record anywhere in
+    // the frame, `paciasp` before it): libunwind decides, once per pc.
+    (void)pc;
+    (void)return_offset;
+    return CPROBE_FRAME_UNKNOWN;
+#endif
     const cprobe_code_range *range = range_of(pc);
     if (!range) return CPROBE_FRAME_UNKNOWN;
     uintptr_t start = function_start(range, pc);
@@ -176,7 +222,7 @@ int cprobe_attach_thread(void) {
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
             unw_get_reg(&cursor, UNW_REG_SP, &sp);
             ring_cfa[seen % CPROBE_TAIL_FRAMES] = (uintptr_t)sp;
-            ring_ip[seen % CPROBE_TAIL_FRAMES] = (uintptr_t)ip;
+            ring_ip[seen % CPROBE_TAIL_FRAMES] = code_address((uintptr_t)ip);
             seen++;
         }
     }
@@ -253,7 +299,7 @@ typedef struct {
 
 static int push(walk_state *w, uintptr_t pc) {
     if (w->depth >= w->capacity) return 0;
-    w->pcs[w->depth++] = pc;
+    w->pcs[w->depth++] = code_address(pc);
     return w->depth < w->capacity;
 }
 
@@ -261,35 +307,51 @@ static int record_readable(const walk_state *w, uintptr_t fp) {
     return (fp & 7) == 0 && fp >= w->low && fp <= w->high - 16;
 }
 
-static void context_for(ucontext_t *uc, uintptr_t ip, uintptr_t sp, uintptr_t bp) {
+// A made-up register state for libunwind: pc, sp, frame pointer and (aarch64) link register.
+static void context_for(unw_context_t *uc, uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t lr) {
     memset(uc, 0, sizeof *uc);
+#if defined(__x86_64__)
+    (void)lr;
     uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
     uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
     uc->uc_mcontext.gregs[REG_RBP] = (greg_t)bp;
+#else
+    uc->uc_mcontext.pc = ip;
+    uc->uc_mcontext.sp = sp;
+    uc->uc_mcontext.regs[29] = bp;
+    uc->uc_mcontext.regs[30] = lr;
+#endif
 }
 
 static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor);
 
-// libunwind from a frame whose ip is a return address into code without frame records, until a
-// step lands in frame-pointer code again; the frame records then go on from the rbp it recovered.
-static void walk_with_libunwind(walk_state *w, ucontext_t *uc, int signal_frame) {
-    unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)uc, signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) != 0) return;
+// Steps `cursor` outwards, pushing each frame, until a step lands in frame-pointer code again; the
+// frame records then go on from the frame pointer it recovered.
+static void continue_with_libunwind(walk_state *w, unw_cursor_t *cursor) {
     for (;;) {
         w->libunwind_steps++;
-        if (unw_step(&cursor) <= 0) return;
+        if (unw_step(cursor) <= 0) return;
         unw_word_t ip = 0, sp = 0, bp = 0;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) return;
-        unw_get_reg(&cursor, UNW_REG_SP, &sp);
-        unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
+        if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || ip == 0) return;
+        unw_get_reg(cursor, UNW_REG_SP, &sp);
+        unw_get_reg(cursor, UNW_FRAME_POINTER, &bp);
         if (!push(w, (uintptr_t)ip)) return;
         // A return address in frame-pointer code: that function is a caller, so it has set rbp
         // to its frame record. Its record must lie above its own stack pointer.
-        if (cprobe_in_frame_pointer_code((uintptr_t)ip) && bp >= sp && record_readable(w, (uintptr_t)bp)) {
+        if (cprobe_in_frame_pointer_code(code_address((uintptr_t)ip)) && bp >= sp &&
+            record_readable(w, (uintptr_t)bp)) {
             walk_records(w, (uintptr_t)bp, (uintptr_t)sp);
             return;
         }
     }
+}
+
+// libunwind from a frame whose ip is a return address into code without frame records (or, with
+// `signal_frame`, the interrupted instruction), pushing the frames it steps to.
+static void walk_with_libunwind(walk_state *w, unw_context_t *uc, int signal_frame) {
+    unw_cursor_t cursor;
+    if (unw_init_local2(&cursor, uc, signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) != 0) return;
+    continue_with_libunwind(w, &cursor);
 }
 
 // Follows frame records from `fp` (the record of the innermost frame already pushed, whose
@@ -297,24 +359,47 @@ static void walk_with_libunwind(walk_state *w, ucontext_t *uc, int signal_frame)
 static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor) {
     while (record_readable(w, fp) && fp >= floor) {
         uintptr_t next = ((const uintptr_t *)fp)[0];
-        uintptr_t ret = ((const uintptr_t *)fp)[1];
+        uintptr_t ret = code_address(((const uintptr_t *)fp)[1]);
         if (ret == 0) return;
+        // x86-64: the caller's sp at the call. aarch64: a lower bound of it (the record may sit
+        // anywhere in its frame).
         uintptr_t cfa = fp + 16;
         if (!cprobe_in_frame_pointer_code(ret)) {
             // The outermost frames, unwound when the thread was attached?
             const attached_thread *tail = w->tail;
             for (int i = 0; tail && i < tail->tail_count; i++) {
-                if (tail->tail_cfa[i] == cfa && tail->tail_ip[i] == ret) {
+#if defined(__aarch64__)
+                int same_frame = tail->tail_cfa[i] >= cfa && tail->tail_ip[i] == ret;
+#else
+                int same_frame = tail->tail_cfa[i] == cfa && tail->tail_ip[i] == ret;
+#endif
+                if (same_frame) {
                     for (int j = i; j < tail->tail_count; j++) {
                         if (!push(w, tail->tail_ip[j])) return;
                     }
                     return;
                 }
             }
+#if defined(__aarch64__)
+            // One libunwind step from the frame whose record this is (its pc was pushed last; the
+            // interrupted instruction when it is the only one) gives the caller's true sp; it must
+            // land on `ret`, or the walk ends there rather than guess.
+            uintptr_t callee = w->pcs[w->depth - 1];
+            unw_context_t uc;
+            context_for(&uc, callee, fp, fp, ret);
+            unw_cursor_t cursor;
+            unw_word_t ip = 0;
+            int stepped = unw_init_local2(&cursor, &uc, w->depth == 1 ? UNW_INIT_SIGNAL_FRAME : 0) == 0 &&
+                          unw_step(&cursor) > 0 && unw_get_reg(&cursor, UNW_REG_IP, &ip) == 0;
+            w->libunwind_steps++;
+            if (!push(w, ret) || !stepped || code_address((uintptr_t)ip) != ret) return;
+            continue_with_libunwind(w, &cursor);
+#else
             if (!push(w, ret)) return;
-            ucontext_t uc;
-            context_for(&uc, ret, cfa, next);
+            unw_context_t uc;
+            context_for(&uc, ret, cfa, next, 0);
             walk_with_libunwind(w, &uc, 0);
+#endif
             return;
         }
         if (!push(w, ret)) return;
@@ -329,13 +414,13 @@ static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor) {
 // CFA - 16), or the caller's (rbp unchanged by the step), and where is the return address? No
 // answer for a function without an unwind table entry (libswiftCore has protocol witnesses
 // without one): libunwind then makes up a one-byte procedure and its step is a guess.
-static uintptr_t frame_from_libunwind(const ucontext_t *context, int *steps) {
-    uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
-    uintptr_t bp = (uintptr_t)context->uc_mcontext.gregs[REG_RBP];
+static uintptr_t frame_from_libunwind(const unw_context_t *context, int *steps) {
+    uintptr_t sp = CONTEXT_SP(context);
+    uintptr_t bp = CONTEXT_FP(context);
     uintptr_t value = FRAME_UNCACHEABLE;
     unw_cursor_t cursor;
     unw_proc_info_t info;
-    uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
+    uintptr_t pc = CONTEXT_PC(context);
     if (unw_init_local2(&cursor, (unw_context_t *)context, UNW_INIT_SIGNAL_FRAME) == 0 &&
         unw_get_proc_info(&cursor, &info) == 0 && info.format != UNW_INFO_FORMAT_DYNAMIC && info.start_ip <= pc &&
         pc < info.end_ip) {
@@ -343,12 +428,29 @@ static uintptr_t frame_from_libunwind(const ucontext_t *context, int *steps) {
         if (unw_step(&cursor) > 0) {
             unw_word_t cfa = 0, caller_bp = 0;
             unw_get_reg(&cursor, UNW_REG_SP, &cfa);
-            unw_get_reg(&cursor, UNW_X86_64_RBP, &caller_bp);
+            unw_get_reg(&cursor, UNW_FRAME_POINTER, &caller_bp);
+#if defined(__x86_64__)
             if (bp + 16 == cfa) {
                 value = FRAME_RECORD;
             } else if (caller_bp == bp && cfa >= sp + 8 && cfa - sp - 8 < ((uintptr_t)1 << 20)) {
                 value = FRAME_NO_RECORD | ((cfa - 8 - sp) << 2);
             }
+#else
+            // x29 changed by this frame: its own record, somewhere in its frame. x29 untouched: the
+            // return address is where x30 was saved, a stack slot, or still x30.
+            unw_save_loc_t saved;
+            unw_word_t ip = 0;
+            unw_get_reg(&cursor, UNW_REG_IP, &ip);
+            if (caller_bp != bp) {
+                if (bp >= sp && bp + 16 <= cfa && ((const uintptr_t *)bp)[0] == caller_bp) value = FRAME_RECORD;
+            } else if (unw_get_save_loc(&cursor, UNW_AARCH64_X30, &saved) == 0 && saved.type == UNW_SLT_MEMORY &&
+                       saved.u.addr >= sp && saved.u.addr + 8 <= cfa && ((saved.u.addr - sp) & 7) == 0 &&
+                       saved.u.addr - sp < ((uintptr_t)1 << 20)) {
+                value = FRAME_NO_RECORD | ((saved.u.addr - sp) << 2);
+            } else if (code_address((uintptr_t)ip) == code_address(CONTEXT_LR(context))) {
+                value = FRAME_NO_RECORD | (RETURN_IN_LINK_REGISTER << 2);
+            }
+#endif
         }
     }
     return value;
@@ -383,14 +485,20 @@ void cprobe_frame_rule_check_counts(long *agreed, long *disagreed, uintptr_t *fi
 }
 
 int cprobe_frame_from_libunwind(uintptr_t pc, uintptr_t *return_offset) {
+#if defined(__aarch64__)
+    // Only compared with the answer from code, which aarch64 does not have.
+    (void)pc;
+    *return_offset = 0;
+    return CPROBE_FRAME_UNKNOWN;
+#endif
     // A scratch stack whose every word holds the frame-pointer value, as a real stack would at
     // the two places the answer reads it: the saved rbp right after `push %rbp`, and the record.
     static uintptr_t stack[8192];
     uintptr_t sp = (uintptr_t)&stack[1024];
     uintptr_t bp = (uintptr_t)&stack[1024 + 64];
     for (size_t i = 0; i < sizeof stack / sizeof stack[0]; i++) stack[i] = bp;
-    ucontext_t uc;
-    context_for(&uc, pc, sp, bp);
+    unw_context_t uc;
+    context_for(&uc, pc, sp, bp, 0);
     int steps = 0;
     uintptr_t value = frame_from_libunwind(&uc, &steps);
     *return_offset = value >> 2;
@@ -404,10 +512,10 @@ int cprobe_frame_from_libunwind(uintptr_t pc, uintptr_t *return_offset) {
 // The interrupted frame: pushes its caller and returns the frame record to continue from (0 when
 // libunwind took the rest of the walk, or the walk ended). Asks the function's first bytes, then
 // libunwind, once per pc; a small lock-free table remembers the answer.
-static uintptr_t step_interrupted(walk_state *w, const ucontext_t *context) {
-    uintptr_t pc = (uintptr_t)context->uc_mcontext.gregs[REG_RIP];
-    uintptr_t sp = (uintptr_t)context->uc_mcontext.gregs[REG_RSP];
-    uintptr_t bp = (uintptr_t)context->uc_mcontext.gregs[REG_RBP];
+static uintptr_t step_interrupted(walk_state *w, const unw_context_t *context) {
+    uintptr_t pc = CONTEXT_PC(context);
+    uintptr_t sp = CONTEXT_SP(context);
+    uintptr_t bp = CONTEXT_FP(context);
     int checking = atomic_load_explicit(&rule_check_on, memory_order_relaxed);
     uintptr_t value = checking ? 0 : pc_cache_lookup(pc);
     if (value == 0) {
@@ -431,33 +539,51 @@ static uintptr_t step_interrupted(walk_state *w, const ucontext_t *context) {
     case FRAME_RECORD:
         return bp;  // its record names its caller
     case FRAME_NO_RECORD: {
-        uintptr_t slot = sp + (value >> 2);
-        if (slot < w->low || slot > w->high - 8) return 0;
-        uintptr_t ret = *(const uintptr_t *)slot;
+        uintptr_t slot = sp + (value >> 2), ret;
+        if ((value >> 2) == RETURN_IN_LINK_REGISTER) {
+            ret = code_address(CONTEXT_LR(context));
+        } else {
+            if (slot < w->low || slot > w->high - 8) return 0;
+            ret = code_address(*(const uintptr_t *)slot);
+        }
         if (ret == 0 || !push(w, ret)) return 0;
         if (!cprobe_in_frame_pointer_code(ret)) {
-            ucontext_t uc;
-            context_for(&uc, ret, slot + 8, bp);
+            unw_context_t uc;
+#if defined(__aarch64__)
+            // The caller's sp is known only to the interrupted frame's unwind table: step from it.
+            w->depth--;
+            context_for(&uc, pc, sp, bp, CONTEXT_LR(context));
+            walk_with_libunwind(w, &uc, 1);
+#else
+            context_for(&uc, ret, slot + 8, bp, 0);
             walk_with_libunwind(w, &uc, 0);
+#endif
             return 0;
         }
-        return bp;  // rbp is still the caller's record
+        return bp;  // the frame pointer is still the caller's record
     }
     default: {
-        ucontext_t uc;
-        context_for(&uc, pc, sp, bp);
+        unw_context_t uc;
+        context_for(&uc, pc, sp, bp, CONTEXT_LR(context));
         walk_with_libunwind(w, &uc, 1);
         return 0;
     }
     }
 }
 
+// A signal handler's ucontext_t is read through libunwind's unw_context_t: same registers, same places.
+#if defined(__aarch64__)
+_Static_assert(offsetof(ucontext_t, uc_mcontext.pc) == offsetof(unw_context_t, uc_mcontext.pc), "pc");
+_Static_assert(offsetof(ucontext_t, uc_mcontext.sp) == offsetof(unw_context_t, uc_mcontext.sp), "sp");
+_Static_assert(offsetof(ucontext_t, uc_mcontext.regs) == offsetof(unw_context_t, uc_mcontext.regs), "regs");
+#endif
+
 int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int capacity, int *libunwind_steps) {
-    const ucontext_t *uc = context;
+    const unw_context_t *uc = context;
     walk_state w = {.pcs = pcs, .capacity = capacity};
     if (capacity <= 0) return 0;
-    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    uintptr_t pc = CONTEXT_PC(uc);
+    uintptr_t sp = CONTEXT_SP(uc);
     if (method == CPROBE_UNWIND_NONE) {
         push(&w, pc);
     } else if (method == CPROBE_UNWIND_FRAME_POINTERS && this_thread.high != 0 && sp >= this_thread.low &&
@@ -469,14 +595,14 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
         uintptr_t fp = step_interrupted(&w, uc);
         if (fp) walk_records(&w, fp, sp);
     } else {
-        // libunwind for every frame, from the interrupted context (on x86_64 unw_context_t is
-        // ucontext_t), so the handler's own frames and the signal trampoline are never included.
+        // libunwind for every frame, from the interrupted context, so the handler's own frames and
+        // the signal trampoline are never included.
         unw_cursor_t cursor;
         if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
             do {
                 unw_word_t ip = 0;
                 if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-                pcs[w.depth++] = (uintptr_t)ip;
+                pcs[w.depth++] = code_address((uintptr_t)ip);
                 w.libunwind_steps++;
             } while (w.depth < capacity && unw_step(&cursor) > 0);
         }
@@ -490,6 +616,13 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
 // True when the bytes before `ret` end in a call instruction: what makes a stack word a return
 // address rather than a stale code pointer.
 static int follows_call(uintptr_t ret) {
+#if defined(__aarch64__)
+    if ((ret & 3) || !cprobe_in_frame_pointer_code(ret - 4)) return 0;
+    uint32_t call = ((const uint32_t *)ret)[-1];
+    return (call & 0xfc000000) == 0x94000000      // bl
+           || (call & 0xfffffc1f) == 0xd63f0000   // blr xN
+           || (call & 0xfefff800) == 0xd63f0800;  // blraa, blrab, blraaz, blrabz
+#endif
     if (!cprobe_in_frame_pointer_code(ret - 7)) return 0;
     const unsigned char *p = (const unsigned char *)ret;
     if (p[-5] == 0xe8) return 1;  // call rel32
@@ -502,43 +635,56 @@ static int follows_call(uintptr_t ret) {
     return 0;
 }
 
+// The first stack word at or above `from` that points further out and is followed by a return
+// address, confirmed by the next record having the same shape: a frame record, or 0.
+static uintptr_t find_record(const walk_state *w, uintptr_t from) {
+    uintptr_t high = w->high;
+    uintptr_t limit = from + 65536 < high - 16 ? from + 65536 : high - 16;
+    for (uintptr_t a = (from + 7) & ~(uintptr_t)7; a <= limit; a += 8) {
+        uintptr_t next = ((const uintptr_t *)a)[0];
+        uintptr_t ret = code_address(((const uintptr_t *)a)[1]);
+        if (next <= a || next > high - 16 || (next & 7) || !follows_call(ret)) continue;
+        uintptr_t next_ret = ((const uintptr_t *)next)[1];
+        uintptr_t after = ((const uintptr_t *)next)[0];
+        if (next_ret == 0 || (after != 0 && (after <= next || after > high - 16))) continue;
+        return a;
+    }
+    return 0;
+}
+
 int cprobe_unwind_blocked(uintptr_t pc, uintptr_t sp, uintptr_t low, uintptr_t high, uintptr_t *pcs, int capacity) {
     walk_state w = {.pcs = pcs, .capacity = capacity, .low = low, .high = high};
     if (capacity <= 0 || sp < low || sp >= high || pc == 0) return 0;
     push(&w, pc);
     // The syscall wrapper and whatever libc frames lead to it have DWARF unwind tables but no
-    // frame records; rbp is unknown (the kernel shows only sp and pc), so step with libunwind
-    // until a frame in frame-pointer code, then find that frame's record on the stack.
-    ucontext_t uc;
-    context_for(&uc, pc, sp, 0);
+    // frame records; the frame pointer is unknown (the kernel shows only sp and pc), so step with
+    // libunwind until a frame in frame-pointer code, then find that frame's record on the stack.
+    unw_context_t uc;
+    context_for(&uc, pc, sp, 0, 0);
     unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, (unw_context_t *)&uc, UNW_INIT_SIGNAL_FRAME) != 0) return w.depth;
+    if (unw_init_local2(&cursor, &uc, UNW_INIT_SIGNAL_FRAME) != 0) return w.depth;
     for (int steps = 0; steps < 16; steps++) {
-        if (unw_step(&cursor) <= 0) return w.depth;
         unw_word_t ip = 0, frame_sp = 0, bp = 0;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) return w.depth;
+        if (unw_step(&cursor) <= 0 || unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) {
+#if defined(__aarch64__)
+            // A wrapper that keeps its return address in x30, which the kernel does not show: its
+            // caller is lost, the records above it are not.
+            uintptr_t record = steps == 0 ? find_record(&w, sp) : 0;
+            if (record) walk_records(&w, record, sp);
+#endif
+            return w.depth;
+        }
         unw_get_reg(&cursor, UNW_REG_SP, &frame_sp);
-        unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
+        unw_get_reg(&cursor, UNW_FRAME_POINTER, &bp);
         if (!push(&w, (uintptr_t)ip)) return w.depth;
-        if (!cprobe_in_frame_pointer_code((uintptr_t)ip)) continue;
-        // A libc frame that saved rbp gave it back to libunwind; otherwise look for the record:
-        // the first stack word above sp that points further out and is followed by a return
-        // address, confirmed by the next record having the same shape.
+        if (!cprobe_in_frame_pointer_code(code_address((uintptr_t)ip))) continue;
+        // A libc frame that saved the frame pointer gave it back to libunwind; otherwise look for
+        // the record on the stack.
         uintptr_t record = 0;
         if (bp >= frame_sp && record_readable(&w, (uintptr_t)bp)) {
             record = (uintptr_t)bp;
         } else {
-            uintptr_t limit = frame_sp + 65536 < high - 16 ? frame_sp + 65536 : high - 16;
-            for (uintptr_t a = (frame_sp + 7) & ~(uintptr_t)7; a <= limit; a += 8) {
-                uintptr_t next = ((const uintptr_t *)a)[0];
-                uintptr_t ret = ((const uintptr_t *)a)[1];
-                if (next <= a || next > high - 16 || (next & 7) || !follows_call(ret)) continue;
-                uintptr_t next_ret = ((const uintptr_t *)next)[1];
-                uintptr_t after = ((const uintptr_t *)next)[0];
-                if (next_ret == 0 || (after != 0 && (after <= next || after > high - 16))) continue;
-                record = a;
-                break;
-            }
+            record = find_record(&w, (uintptr_t)frame_sp);
         }
         if (record) walk_records(&w, record, (uintptr_t)frame_sp);
         return w.depth;

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__linux__) && defined(__x86_64__)
+// The runtime's hook, `swiftcall` and the job layout are the same on both 64-bit Linux targets.
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 
 // MARK: - The runtime's side (libswift_Concurrency and libdispatch, declared here: no headers)
 

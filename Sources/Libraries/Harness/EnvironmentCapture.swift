@@ -9,7 +9,8 @@ import PerfReport
 /// rather than failing: a missing /proc file must not stop a benchmark run.
 public enum EnvironmentCapture {
     public static func capture(buildConfiguration: String) -> Environment {
-        Environment(
+        let architecture = machineArchitecture()
+        return Environment(
             host: ProcessInfo.processInfo.hostName,
             os: osName(),
             kernel: kernelRelease(),
@@ -20,7 +21,33 @@ public enum EnvironmentCapture {
             buildConfiguration: buildConfiguration,
             gitCommit: gitCommit(),
             loadAverage: loadAverage(),
-            cpuGovernor: readLine(atPath: "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"))
+            cpuGovernor: readLine(atPath: "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            architecture: architecture, emulator: emulator(architecture: architecture))
+    }
+
+    /// `uname -m`: the architecture this process runs as (an emulator answers with the emulated one).
+    static func machineArchitecture() -> String {
+        var name = utsname()
+        uname(&name)
+        return withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// What emulates `architecture` here, or nil on real hardware: a user-mode emulator passes the
+    /// kernel's `/proc/cpuinfo` through, which then describes the host's processor family, not
+    /// ours. qemu-user also answers `/proc/self/stat` itself, with "0" for the state.
+    static func emulator(
+        architecture: String, cpuinfo: String? = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+    ) -> String? {
+        guard let cpuinfo else { return nil }
+        let describesX86 = cpuinfo.contains("vendor_id")
+        let describesArm = cpuinfo.contains("CPU implementer")
+        let mismatched =
+            (architecture == "aarch64" && describesX86 && !describesArm)
+            || (architecture == "x86_64" && describesArm && !describesX86)
+        guard mismatched else { return nil }
+        let stat = (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)) ?? ""
+        let state = stat.lastIndex(of: ")").map { stat[stat.index(after: $0)...].split(separator: " ").first } ?? nil
+        return state == "0" ? "qemu-user" : "user-mode emulation"
     }
 
     static func osName() -> String {
@@ -39,12 +66,29 @@ public enum EnvironmentCapture {
 
     static func cpuModel() -> String {
         guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
-        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
-            if let colon = line.firstIndex(of: ":") {
-                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return cpuModel(cpuinfo: text)
+    }
+
+    /// x86-64's "model name"; on arm64, which has none, the core named from "CPU implementer" and
+    /// "CPU part" (Graviton 2, 3 and 4 are Neoverse N1, V1 and V2).
+    static func cpuModel(cpuinfo text: String) -> String {
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            if fields[key] == nil {
+                fields[key] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
-        return "unknown"
+        if let model = fields["model name"] { return model }
+        guard let implementer = fields["CPU implementer"], let part = fields["CPU part"] else { return "unknown" }
+        let armCores = [
+            "0xd03": "Cortex-A53", "0xd08": "Cortex-A72", "0xd0b": "Cortex-A76", "0xd0c": "Neoverse N1",
+            "0xd40": "Neoverse V1", "0xd49": "Neoverse N2", "0xd4f": "Neoverse V2", "0xd8e": "Neoverse N3",
+        ]
+        if implementer == "0x41", let core = armCores[part] { return "Arm \(core)" }
+        if implementer == "0x61" { return "Apple (part \(part))" }
+        return "arm64 (implementer \(implementer), part \(part))"
     }
 
     /// The compiler that built this binary, from the compile-time version check, refined with the

@@ -14,12 +14,17 @@ public struct TimingConditions: Equatable, Sendable {
     public var buildConfiguration: String
     public var cpuModel: String
     public var coreCount: Int
+    /// What emulated the run's architecture (``Environment/emulator``); nil on real hardware.
+    public var emulator: String?
 
-    public init(underValgrind: Bool, buildConfiguration: String, cpuModel: String, coreCount: Int) {
+    public init(
+        underValgrind: Bool, buildConfiguration: String, cpuModel: String, coreCount: Int, emulator: String? = nil
+    ) {
         self.underValgrind = underValgrind
         self.buildConfiguration = buildConfiguration
         self.cpuModel = cpuModel
         self.coreCount = coreCount
+        self.emulator = emulator
     }
 
     /// A run about to start here: known before anything is measured, so a comparison that cannot
@@ -27,7 +32,8 @@ public struct TimingConditions: Equatable, Sendable {
     public static func here(buildConfiguration: String, underValgrind: Bool) -> TimingConditions {
         TimingConditions(
             underValgrind: underValgrind, buildConfiguration: buildConfiguration,
-            cpuModel: EnvironmentCapture.cpuModel(), coreCount: ProcessInfo.processInfo.activeProcessorCount)
+            cpuModel: EnvironmentCapture.cpuModel(), coreCount: ProcessInfo.processInfo.activeProcessorCount,
+            emulator: EnvironmentCapture.emulator(architecture: EnvironmentCapture.machineArchitecture()))
     }
 
     public init(of report: Report) {
@@ -35,6 +41,7 @@ public struct TimingConditions: Equatable, Sendable {
         buildConfiguration = report.environment.buildConfiguration
         cpuModel = report.environment.cpuModel
         coreCount = report.environment.coreCount
+        emulator = report.environment.emulator
     }
 
     /// Why times taken under `self` (the baseline's) and `current` do not compare, one phrase
@@ -45,6 +52,11 @@ public struct TimingConditions: Equatable, Sendable {
             reasons.append(
                 "the baseline's times were taken \(underValgrind ? "under valgrind (callgrind)" : "natively"), "
                     + "this run's \(current.underValgrind ? "under valgrind (callgrind)" : "natively")")
+        }
+        if emulator != current.emulator {
+            reasons.append(
+                "the baseline's times were taken \(emulator.map { "under \($0) emulation" } ?? "on real hardware"), "
+                    + "this run's \(current.emulator.map { "under \($0) emulation" } ?? "on real hardware")")
         }
         if buildConfiguration != current.buildConfiguration {
             reasons.append(

@@ -15,11 +15,17 @@ public struct Environment: Codable, Sendable, Equatable {
     public var loadAverage: [Double]
     /// e.g. "performance" or "schedutil"; nil when the machine exposes no cpufreq governor.
     public var cpuGovernor: String?
+    /// The machine architecture the benchmarks ran as ("x86_64", "aarch64"); nil in reports made
+    /// before it was recorded.
+    public var architecture: String?
+    /// What emulated that architecture (e.g. "qemu-user"); nil on real hardware. Emulated times
+    /// say nothing about the hardware of that architecture.
+    public var emulator: String?
 
     public init(
         host: String, os: String, kernel: String, cpuModel: String, coreCount: Int, memoryBytes: UInt64?,
         swiftVersion: String, buildConfiguration: String, gitCommit: String?, loadAverage: [Double],
-        cpuGovernor: String?
+        cpuGovernor: String?, architecture: String? = nil, emulator: String? = nil
     ) {
         self.host = host
         self.os = os
@@ -32,6 +38,18 @@ public struct Environment: Codable, Sendable, Equatable {
         self.gitCommit = gitCommit
         self.loadAverage = loadAverage
         self.cpuGovernor = cpuGovernor
+        self.architecture = architecture
+        self.emulator = emulator
+    }
+}
+
+extension Environment {
+    /// The one sentence every view shows for an emulated run, or nil on real hardware.
+    public var emulationNote: String? {
+        guard let emulator else { return nil }
+        let architecture = architecture ?? "this architecture"
+        return
+            "measured as \(architecture) under \(emulator): its times, and verdicts decided by time, say nothing about \(architecture) hardware"
     }
 }
 

@@ -5,9 +5,10 @@ import Foundation
 /// Which loaded code keeps frame records, so the signal handler can walk them instead of asking
 /// libunwind for every frame.
 ///
-/// A module counts when most of its functions start with `push %rbp; mov %rsp,%rbp` (after an
-/// optional `endbr64`), read from the mapped code itself: Swift code does (every non-leaf
-/// function), glibc and most C libraries built with `-fomit-frame-pointer` do not. Modules are
+/// A module counts when most of its functions start by setting up a frame record (x86-64: `push %rbp;
+/// mov %rsp,%rbp` after an optional `endbr64`; aarch64: `stp x29, x30, [sp…]` among the first four
+/// instructions): Swift code does (every non-leaf function), C built with `-fomit-frame-pointer`
+/// does not. Modules are
 /// classified once per process, when the first sampler or watchdog starts; code loaded later is
 /// unwound with libunwind, which is slower but never wrong.
 enum FramePointerCode {
@@ -111,7 +112,7 @@ enum FramePointerCode {
                 mappings.contains(where: {
                     offset >= $0.fileOffset && offset + 8 <= $0.fileOffset + ($0.end - $0.start)
                 }),
-                let code = image.bytes(atFileOffset: offset, count: 8)
+                let code = image.bytes(atFileOffset: offset, count: prologueBytes)
             else { continue }
             sampled += 1
             if code.withUnsafeBufferPointer({ startsWithFrameRecord($0.baseAddress!) }) { withRecord += 1 }
@@ -119,10 +120,31 @@ enum FramePointerCode {
         return (sampled, withRecord)
     }
 
-    /// `[endbr64] push %rbp; mov %rsp,%rbp` (`f3 0f 1e fa`, `55`, `48 89 e5`).
-    static func startsWithFrameRecord(_ code: UnsafePointer<UInt8>) -> Bool {
-        var p = code
-        if p[0] == 0xF3, p[1] == 0x0F, p[2] == 0x1E, p[3] == 0xFA { p += 4 }
-        return p[0] == 0x55 && p[1] == 0x48 && p[2] == 0x89 && p[3] == 0xE5
-    }
+    #if arch(x86_64)
+        /// The bytes ``startsWithFrameRecord(_:)`` reads.
+        static let prologueBytes = 8
+
+        /// `[endbr64] push %rbp; mov %rsp,%rbp` (`f3 0f 1e fa`, `55`, `48 89 e5`).
+        static func startsWithFrameRecord(_ code: UnsafePointer<UInt8>) -> Bool {
+            var p = code
+            if p[0] == 0xF3, p[1] == 0x0F, p[2] == 0x1E, p[3] == 0xFA { p += 4 }
+            return p[0] == 0x55 && p[1] == 0x48 && p[2] == 0x89 && p[3] == 0xE5
+        }
+    #else
+        /// The bytes ``startsWithFrameRecord(_:)`` reads: four instructions.
+        static let prologueBytes = 16
+
+        /// `stp x29, x30, [sp, #imm]` or `[sp, #imm]!` among the first four instructions (after
+        /// `paciasp`/`bti c`, a `sub sp`, or other registers' saves): aarch64 compilers put the
+        /// frame record anywhere in the callee-saved area, and the pair store is what all share.
+        static func startsWithFrameRecord(_ code: UnsafePointer<UInt8>) -> Bool {
+            for index in 0..<4 {
+                let instruction = UnsafeRawPointer(code).loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)
+                // STP (64-bit) signed-offset or pre-index form, Rt = x29, Rt2 = x30, Rn = sp.
+                let form = instruction & 0xFFC0_0000
+                if (form == 0xA900_0000 || form == 0xA980_0000) && instruction & 0x7FFF == 0x7BFD { return true }
+            }
+            return false
+        }
+    #endif
 }

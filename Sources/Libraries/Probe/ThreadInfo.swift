@@ -1,8 +1,8 @@
-// The syscall numbers read from /proc below are x86-64's, and the C sampler reads x86-64 registers
-// (FramePointerUnwind.c has the same guard): another architecture is refused at compile time rather
-// than built to misread threads.
-#if !(os(Linux) && arch(x86_64))
-    #error("Probe supports Linux on x86-64 only (see Sources/Libraries/Probe/README.md)")
+// Syscall numbers differ by architecture (x86-64 has its own table, aarch64 the generic one); the C
+// sampler reads either's registers. Another target is refused here rather than built to misread
+// threads.
+#if !(os(Linux) && (arch(x86_64) || arch(arm64)))
+    #error("Probe supports Linux on x86-64 and arm64 only (see Sources/Libraries/Probe/README.md)")
 #endif
 
 import CProbe
@@ -26,26 +26,64 @@ enum ThreadInfo {
     }
 
     /// Syscalls that fail with EINTR when a signal handler runs, whatever SA_RESTART says
-    /// (signal(7), "interrupted by a signal handler"), by x86_64 number.
-    static let interruptibleSleeps: [Int: String] = [
-        7: "poll", 23: "select", 34: "pause", 35: "nanosleep", 128: "rt_sigtimedwait", 130: "rt_sigsuspend",
-        208: "io_getevents", 220: "semtimedop", 230: "clock_nanosleep", 232: "epoll_wait", 270: "pselect6",
-        271: "ppoll", 281: "epoll_pwait", 441: "epoll_pwait2",
+    /// (signal(7), "interrupted by a signal handler"), by this architecture's number.
+    static let interruptibleSleeps: [Int: String] = names(interruptibleSleepNames)
+
+    /// Names of the system calls a thread of a service is commonly found waiting in, by this
+    /// architecture's number (unknown numbers read "syscall N").
+    static let syscallNames: [Int: String] = names(commonSyscallNames)
+
+    private static let interruptibleSleepNames = [
+        "poll", "select", "pause", "nanosleep", "rt_sigtimedwait", "rt_sigsuspend", "io_getevents", "semtimedop",
+        "clock_nanosleep", "epoll_wait", "pselect6", "ppoll", "epoll_pwait", "epoll_pwait2",
     ]
 
-    /// Names of the x86_64 system calls a thread of a service is commonly found waiting in.
-    static let syscallNames: [Int: String] = [
-        0: "read", 1: "write", 2: "open", 3: "close", 7: "poll", 9: "mmap", 11: "munmap", 17: "pread64",
-        18: "pwrite64", 19: "readv", 20: "writev", 23: "select", 24: "sched_yield", 26: "msync", 28: "madvise",
-        34: "pause", 35: "nanosleep", 40: "sendfile", 42: "connect", 43: "accept", 44: "sendto", 45: "recvfrom",
-        46: "sendmsg", 47: "recvmsg", 61: "wait4", 72: "fcntl", 73: "flock", 74: "fsync", 75: "fdatasync",
-        76: "truncate", 77: "ftruncate", 82: "rename", 87: "unlink", 128: "rt_sigtimedwait", 130: "rt_sigsuspend",
-        162: "sync", 202: "futex", 208: "io_getevents", 220: "semtimedop", 230: "clock_nanosleep",
-        232: "epoll_wait", 247: "waitid", 257: "openat", 270: "pselect6", 271: "ppoll", 275: "splice",
-        281: "epoll_pwait", 285: "fallocate", 288: "accept4", 295: "preadv", 296: "pwritev", 299: "recvmmsg",
-        306: "syncfs", 307: "sendmmsg", 318: "getrandom", 326: "copy_file_range", 426: "io_uring_enter",
-        441: "epoll_pwait2",
+    private static let commonSyscallNames = [
+        "read", "write", "open", "close", "poll", "mmap", "munmap", "pread64", "pwrite64", "readv", "writev", "select",
+        "sched_yield", "msync", "madvise", "pause", "nanosleep", "sendfile", "connect", "accept", "sendto", "recvfrom",
+        "sendmsg", "recvmsg", "wait4", "fcntl", "flock", "fsync", "fdatasync", "truncate", "ftruncate", "rename",
+        "renameat", "unlink", "unlinkat", "rt_sigtimedwait", "rt_sigsuspend", "sync", "futex", "io_getevents",
+        "semtimedop", "clock_nanosleep", "epoll_wait", "waitid", "openat", "pselect6", "ppoll", "splice",
+        "epoll_pwait", "fallocate", "accept4", "preadv", "pwritev", "recvmmsg", "syncfs", "sendmmsg", "getrandom",
+        "copy_file_range", "io_uring_enter", "epoll_pwait2",
     ]
+
+    /// The names this architecture has, by number: calls it lacks (aarch64 has no `epoll_wait`,
+    /// `poll`, `open`…) are left out.
+    private static func names(_ wanted: [String]) -> [Int: String] {
+        var byNumber: [Int: String] = [:]
+        for name in wanted { if let number = syscallNumbers[name] { byNumber[number] = name } }
+        return byNumber
+    }
+
+    #if arch(x86_64)
+        /// arch/x86/entry/syscalls/syscall_64.tbl.
+        static let syscallNumbers: [String: Int] = [
+            "read": 0, "write": 1, "open": 2, "close": 3, "poll": 7, "mmap": 9, "munmap": 11, "pread64": 17,
+            "pwrite64": 18, "readv": 19, "writev": 20, "select": 23, "sched_yield": 24, "msync": 26, "madvise": 28,
+            "pause": 34, "nanosleep": 35, "sendfile": 40, "connect": 42, "accept": 43, "sendto": 44, "recvfrom": 45,
+            "sendmsg": 46, "recvmsg": 47, "wait4": 61, "fcntl": 72, "flock": 73, "fsync": 74, "fdatasync": 75,
+            "truncate": 76, "ftruncate": 77, "rename": 82, "unlink": 87, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
+            "sync": 162, "futex": 202, "io_getevents": 208, "semtimedop": 220, "clock_nanosleep": 230,
+            "epoll_wait": 232, "waitid": 247, "openat": 257, "unlinkat": 263, "renameat": 264, "pselect6": 270,
+            "ppoll": 271, "splice": 275, "epoll_pwait": 281, "fallocate": 285, "accept4": 288, "preadv": 295,
+            "pwritev": 296, "recvmmsg": 299, "syncfs": 306, "sendmmsg": 307, "getrandom": 318, "copy_file_range": 326,
+            "io_uring_enter": 426, "epoll_pwait2": 441,
+        ]
+    #else
+        /// include/uapi/asm-generic/unistd.h, which arm64 uses.
+        static let syscallNumbers: [String: Int] = [
+            "io_getevents": 4, "epoll_pwait": 22, "fcntl": 25, "flock": 32, "unlinkat": 35, "renameat": 38,
+            "truncate": 45, "ftruncate": 46, "fallocate": 47, "openat": 56, "close": 57, "read": 63, "write": 64,
+            "readv": 65, "writev": 66, "pread64": 67, "pwrite64": 68, "preadv": 69, "pwritev": 70, "sendfile": 71,
+            "pselect6": 72, "ppoll": 73, "splice": 76, "sync": 81, "fsync": 82, "fdatasync": 83, "waitid": 95,
+            "futex": 98, "nanosleep": 101, "clock_nanosleep": 115, "sched_yield": 124, "rt_sigsuspend": 133,
+            "rt_sigtimedwait": 137, "semtimedop": 192, "accept": 202, "connect": 203, "sendto": 206, "recvfrom": 207,
+            "sendmsg": 211, "recvmsg": 212, "munmap": 215, "mmap": 222, "msync": 227, "madvise": 233, "accept4": 242,
+            "recvmmsg": 243, "wait4": 260, "syncfs": 267, "sendmmsg": 269, "getrandom": 278, "copy_file_range": 285,
+            "io_uring_enter": 426, "epoll_pwait2": 441,
+        ]
+    #endif
 
     /// The system call a `/proc/…/syscall` line shows the thread in: its name, or "syscall N" for
     /// one not in ``syscallNames``; nil for "running" or an unreadable line.

@@ -49,14 +49,8 @@ final class ThreadSyscallReader {
         return true
     }
 
-    /// The numbers of epoll_wait, epoll_pwait and epoll_pwait2 (arm64 has no epoll_wait). On
-    /// another architecture none is known: an idle loop is then pinged like a busy one (correct,
-    /// only costlier at rest).
-    #if arch(x86_64)
-        static let epollWaits: Set<Int> = [232, 281, 441]
-    #elseif arch(arm64)
-        static let epollWaits: Set<Int> = [22, 441]
-    #else
-        static let epollWaits: Set<Int> = []
-    #endif
+    /// The numbers of epoll_wait, epoll_pwait and epoll_pwait2 on this architecture (arm64 has no
+    /// epoll_wait).
+    static let epollWaits = Set(
+        ["epoll_wait", "epoll_pwait", "epoll_pwait2"].compactMap { ThreadInfo.syscallNumbers[$0] })
 }

@@ -65,7 +65,7 @@ struct EnvironmentSection {
 
     /// Fields that, when they differ, make time comparisons doubtful.
     static let timeRelevant: Set<String> = [
-        "Host", "CPU", "Cores", "Swift", "Build configuration", "Kernel", "CPU governor",
+        "Host", "CPU", "Architecture", "Emulation", "Cores", "Swift", "Build configuration", "Kernel", "CPU governor",
     ]
 
     static func rows(_ environment: Environment) -> [(String, String)] {
@@ -74,6 +74,8 @@ struct EnvironmentSection {
             ("OS", environment.os),
             ("Kernel", environment.kernel),
             ("CPU", environment.cpuModel),
+            ("Architecture", environment.architecture ?? "not recorded"),
+            ("Emulation", environment.emulator ?? "none"),
             ("Cores", String(environment.coreCount)),
             ("Memory", environment.memoryBytes.map { UnitFormatting.bytes(Double($0)) } ?? "unknown"),
             ("Swift", environment.swiftVersion),

@@ -18,6 +18,9 @@ struct WarningsSection {
                 "<strong>\(environment.buildConfiguration) build</strong>: timings of an unoptimised build say little about release performance."
             )
         }
+        if let note = environment.emulationNote {
+            runWarnings.append("<strong>Emulated</strong>: \(note).")
+        }
         if !report.complete {
             runWarnings.append(
                 "<strong>Incomplete run</strong>: \(report.incompleteReason ?? "stopped before every benchmark finished"). Only what finished is shown."

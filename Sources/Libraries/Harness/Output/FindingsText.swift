@@ -6,8 +6,9 @@ import PerfReport
 public enum FindingsText {
     public static func text(_ report: Report) -> String {
         let findings = Findings(report)
-        guard !findings.isEmpty else { return "" }
-        var lines = ["Findings"]
+        let emulation = report.environment.emulationNote.map { "Emulated: \($0).\n" } ?? ""
+        guard !findings.isEmpty else { return emulation.isEmpty ? "" : emulation + "\n" }
+        var lines = [emulation + "Findings"]
         if !findings.claims.isEmpty {
             lines.append(
                 "  claims: \(findings.count(.held)) held, \(findings.count(.didNotHold)) did not hold, "

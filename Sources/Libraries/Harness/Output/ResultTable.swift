@@ -49,6 +49,9 @@ public enum ResultTable {
         var lines = [
             "### perfkit run — \(report.environment.host), \(report.environment.cpuModel)",
             "",
+        ]
+        if let note = report.environment.emulationNote { lines += ["> Emulated: \(note).", ""] }
+        lines += [
             "| " + headers.joined(separator: " | ") + " |",
             "|---|---:|---|---:|---:|---:|---|",
         ]
