@@ -9,9 +9,9 @@ import PackageDescription
 // - swift-nio (NIOCore only) and swift-service-lifecycle: ProbeNIO watches an event-loop group and
 //   ProbeServiceLifecycle runs watchdogs as a Service; each in a product of its own, so that Probe,
 //   Harness and perfkit build without them.
+// Served on Linux x86-64 and Linux arm64 (aarch64) only; no `platforms:` line, since no Apple platform is.
 let package = Package(
     name: "perfkit",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "perfkit", targets: ["PerfkitCLI"]),
         .library(name: "Probe", targets: ["Probe"]),
