@@ -30,6 +30,12 @@ public struct CompiledFormClassifier {
         guard let primary = functions.first?.symbol else {
             return CompiledForm(kind: .unknown, symbol: "", evidence: ["function not found in the binary"])
         }
+        // No instruction read (another machine's code, or a listing the parser does not follow):
+        // "no call in 0 instructions" would read as inlined.
+        guard functions.contains(where: { !$0.instructions.isEmpty }) else {
+            return .unavailable(
+                symbol: primary, because: "no instruction of \(primary) could be read from llvm-objdump's listing")
+        }
         var findings = Findings()
         var visited = Set(functions.map(\.symbol))
         var queue = functions.map { ($0, 0) }

@@ -21,6 +21,10 @@ public final class ExecutableDisassembler {
     public let objdumpPath: String
     /// The executable's function symbols (its `.symtab`: the benchmark's own functions are internal).
     let symbols: ELFImage
+    /// The machine code in the executable, from its ELF header; nil when the classifier does not
+    /// read it (`machineName` says what it is).
+    public let architecture: Architecture?
+    let machineName: String
     private var cache: [String: [Instruction]] = [:]
 
     /// `executablePath` defaults to this process's binary. `/proc/<pid>/exe` rather than
@@ -36,6 +40,10 @@ public final class ExecutableDisassembler {
             throw ELFImage.ReadError(.noSymbolTable, path: self.executablePath, problem: "no .symtab (stripped binary)")
         }
         self.symbols = symbols
+        // e_machine, little-endian at offset 18 of the ELF header (ELFImage reads only little-endian ELF64).
+        let machine = symbols.bytes(atFileOffset: 18, count: 2).map { UInt16($0[0]) | UInt16($0[1]) << 8 } ?? 0
+        architecture = Architecture(elfMachine: machine)
+        machineName = Architecture.name(ofELFMachine: machine)
     }
 
     /// `llvm-objdump` from PATH, else the one in the Swift toolchain (next to `swift`, or /opt/swift).
@@ -60,6 +68,7 @@ public final class ExecutableDisassembler {
     /// Classifies the calls matching `target` in every function whose mangled name starts with
     /// `functionPrefix` (the function and the optimizer's copies of it).
     public func classify(functionPrefix: String, target: CallTarget) -> CompiledForm {
+        guard architecture != nil else { return .unavailable(symbol: functionPrefix, architecture: machineName) }
         do {
             let names = symbols.functions(withPrefix: functionPrefix).filter { $0.size > 0 }.map(\.name)
             guard !names.isEmpty else {

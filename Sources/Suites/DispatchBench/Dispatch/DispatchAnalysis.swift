@@ -17,12 +17,17 @@ extension CompiledForm.Kind {
 extension DispatchCase {
     func compiledForm(using disassembler: ExecutableDisassembler?) -> CompiledForm {
         guard let disassembler else {
+            guard Architecture.current != nil else {
+                return .unavailable(symbol: kernel, architecture: Architecture.currentName)
+            }
             return CompiledForm(
                 kind: .unknown, symbol: kernel, evidence: ["no disassembler (llvm-objdump or .symtab missing)"])
         }
         var form = disassembler.classify(functionPrefix: kernel, target: target)
-        guard let inner else { return form }
+        guard let inner, !form.isUnavailable else { return form }
         let innerForm = disassembler.classify(functionPrefix: inner.function, target: inner.target)
+        // Half a reading is no reading: the claim may rest on the calls inside `update`.
+        if innerForm.isUnavailable { return innerForm }
         guard innerForm.kind != .unknown else {
             form.evidence.append("update has no body of its own in the binary (inlined into its callers)")
             return form

@@ -39,8 +39,7 @@ extension DispatchCase {
         let expected = expectedForms.map(\.rawValue).sorted().joined(separator: " or ")
         let formClause =
             switch formHeld {
-            case nil:
-                "compiled form could not be determined (\(result.compiledForm?.evidence.first ?? "no classifier"))"
+            case nil: CompiledForm.unknownClause(result.compiledForm)
             case true?: "compiled as \(form.rawValue), as claimed"
             case false?: "compiled as \(form.rawValue), not \(expected)\(devirtualisedNote(form))"
             }
