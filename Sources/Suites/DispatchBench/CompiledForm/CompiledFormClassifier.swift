@@ -16,10 +16,11 @@ public struct CallTarget: Sendable {
 
 /// Finds how a call was compiled by disassembling the function that contains it.
 ///
-/// The classification comes from the instructions alone: a direct `call <callee>`, no call at all
-/// (inlined), or an indirect `call *…` whose function pointer is traced back to a vtable slot (loaded
-/// from the receiver's isa), a witness-table slot (from a table passed along with the call), or
-/// anything else (a closure, a function pointer). x86-64 only.
+/// The classification comes from the instructions alone: a direct `call <callee>` (`bl` on
+/// aarch64), no call at all (inlined), or an indirect `call *…` (`blr`, or `br` as a tail call)
+/// whose function pointer is traced back to a vtable slot (loaded from the receiver's isa), a
+/// witness-table slot (from a table passed along with the call), or anything else (a closure, a
+/// function pointer). x86-64 and aarch64; other listings give `CompiledForm.unavailable`.
 public struct CompiledFormClassifier {
     /// Classifies the call sites in already disassembled functions. `resolve` disassembles a
     /// function the kernel calls directly when `target.follow` says to look inside it.
@@ -51,7 +52,11 @@ public struct CompiledFormClassifier {
                     case .valueWitness: continue
                     case .vtable: findings.vtable.append(instruction.text)
                     case .witnessTable: findings.witness.append(instruction.text)
-                    case .closureOrOther: if instruction.isCall { findings.indirect.append(instruction.text) }
+                    case .closureOrOther:
+                        // A jump through a computed pointer may be a switch's jump table, not a call.
+                        if instruction.isCall || body.isIndirectTailCall(at: index) {
+                            findings.indirect.append(instruction.text)
+                        }
                     }
                 } else if instruction.isCall || instruction.isJump, !instruction.symbolHasOffset,
                     let symbol = instruction.symbol, symbol != function.symbol
@@ -62,8 +67,8 @@ public struct CompiledFormClassifier {
                 if callee.hasPrefix("swift_retain") || callee.hasPrefix("swift_release") {
                     findings.referenceCounting += 1
                 }
-                // A whole-function `jmp` to another function: the optimizer found this kernel's code
-                // identical to that one and kept a single copy.
+                // A whole-function `jmp` (`b`) to another function: the optimizer found this kernel's
+                // code identical to that one and kept a single copy.
                 let tailJump = instruction.isJump && !instruction.isIndirectBranch
                 if target.calleeFragments.contains(where: { callee.contains($0) }) {
                     findings.direct.append(instruction.text)

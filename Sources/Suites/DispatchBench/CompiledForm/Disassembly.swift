@@ -1,31 +1,80 @@
 import Foundation
 
-/// One x86-64 instruction as `llvm-objdump -d --no-show-raw-insn` prints it (AT&T syntax).
+/// One instruction as `llvm-objdump -d --no-show-raw-insn` prints it: x86-64 in AT&T syntax, or
+/// aarch64.
 public struct Instruction: Sendable, Equatable {
     public var address: UInt64
     public var mnemonic: String
-    /// Operands in AT&T order (sources first, destination last), comment removed.
+    /// Operands as printed, comment removed: AT&T order on x86-64 (sources first, destination
+    /// last), destination first on aarch64.
     public var operands: [String]
     /// The symbol objdump printed for a branch target or a rip-relative operand, without `+0x…`.
     public var symbol: String?
     /// True when `symbol` was printed with an offset (`<sym+0x10>`): a branch inside a function.
     public var symbolHasOffset: Bool
     public var text: String
+    /// Which syntax the fields are in, and so what `isCall`, `isJump` and the operands mean.
+    public var architecture: Architecture = .x86_64
 
-    public var isCall: Bool { mnemonic.hasPrefix("call") }
-    public var isJump: Bool { mnemonic.hasPrefix("j") }
-    /// `call *…` / `jmp *…`: the target is computed at run time.
-    public var isIndirectBranch: Bool { (isCall || isJump) && operands.first?.hasPrefix("*") == true }
+    /// `call`; `bl`, `blr` (and the pointer-authenticating `blraa`…) on aarch64.
+    public var isCall: Bool {
+        switch architecture {
+        case .x86_64: mnemonic.hasPrefix("call")
+        case .aarch64: mnemonic == "bl" || mnemonic.hasPrefix("blr")
+        }
+    }
+
+    /// Any jump, conditional or not. On aarch64: `b`, `b.cond`, `cbz`/`cbnz`, `tbz`/`tbnz`, `br`.
+    public var isJump: Bool {
+        switch architecture {
+        case .x86_64: mnemonic.hasPrefix("j")
+        case .aarch64:
+            mnemonic == "b" || mnemonic.hasPrefix("b.") || mnemonic.hasPrefix("bc.")
+                || ["cbz", "cbnz", "tbz", "tbnz"].contains(mnemonic) || isAArch64RegisterBranch && !isCall
+        }
+    }
+
+    /// `call *…` / `jmp *…`, `blr`/`br`: the target is computed at run time.
+    public var isIndirectBranch: Bool {
+        switch architecture {
+        case .x86_64: (isCall || isJump) && operands.first?.hasPrefix("*") == true
+        case .aarch64: isAArch64RegisterBranch
+        }
+    }
+
+    /// The operand holding an indirect branch's target: "*%rax", "*0x8(%rbp)", "x8".
+    var indirectTarget: String? { isIndirectBranch ? operands.first : nil }
+
+    /// The address a direct branch goes to, when objdump printed one.
+    var branchTarget: UInt64? {
+        switch architecture {
+        case .x86_64: operands.first.flatMap { UInt64($0.dropFirst(2), radix: 16) }
+        // `cbz x8, 0x40`, `tbnz w8, #0x3, 0x40`: the target comes last.
+        case .aarch64: operands.last.flatMap { $0.hasPrefix("0x") ? UInt64($0.dropFirst(2), radix: 16) : nil }
+        }
+    }
+
+    /// `blr`, `br` and their pointer-authenticating forms (`blraa`, `braaz`…); not `brk`.
+    private var isAArch64RegisterBranch: Bool {
+        ["br", "blr"].contains { mnemonic == $0 || mnemonic.hasPrefix($0 + "a") }
+    }
 }
 
 /// The functions in one objdump listing, by symbol, in order.
 public struct Disassembly: Sendable {
     public var functions: [(symbol: String, instructions: [Instruction])]
+    /// What the instructions were read as; nil when the listing is of a machine the classifier does
+    /// not read (its functions are then listed without instructions).
+    public var architecture: Architecture?
 
-    /// Parses `llvm-objdump -d` output. Lines that are not instructions or function headers are skipped.
-    public init(objdumpOutput: String) {
+    /// Parses `llvm-objdump -d` output. Lines that are not instructions or function headers are
+    /// skipped. Without `architecture`, it comes from the listing's "file format" line, or else from
+    /// the instructions' syntax (AT&T registers carry `%`).
+    public init(objdumpOutput: String, architecture: Architecture? = nil) {
+        let lines = objdumpOutput.split(separator: "\n", omittingEmptySubsequences: true)
+        let architecture = architecture ?? Self.detectArchitecture(lines)
         var functions: [(symbol: String, instructions: [Instruction])] = []
-        for rawLine in objdumpOutput.split(separator: "\n", omittingEmptySubsequences: true) {
+        for rawLine in lines {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             // "0000000000001120 <$s1m7kVtableySiSayAA4BaseCG_SitF>:"
             if line.hasSuffix(">:"), let open = line.firstIndex(of: "<") {
@@ -33,10 +82,33 @@ public struct Disassembly: Sendable {
                 functions.append((name, []))
                 continue
             }
-            guard let instruction = Self.parseInstruction(line), !functions.isEmpty else { continue }
+            guard let architecture, !functions.isEmpty else { continue }
+            let instruction: Instruction?
+            switch architecture {
+            case .x86_64: instruction = Self.parseInstruction(line)
+            case .aarch64: instruction = Self.parseAArch64Instruction(line)
+            }
+            guard let instruction else { continue }
             functions[functions.count - 1].instructions.append(instruction)
         }
         self.functions = functions
+        self.architecture = architecture
+    }
+
+    static func detectArchitecture(_ lines: [Substring]) -> Architecture? {
+        if let format = lines.lazy.compactMap({ Architecture.fromFileFormatLine($0) }).first { return format }
+        // An instruction line is "address: mnemonic operands"; AT&T syntax marks registers with `%`.
+        for line in lines where !line.hasSuffix(">:") {
+            guard let colon = line.firstIndex(of: ":"),
+                UInt64(line[..<colon].trimmingCharacters(in: .whitespaces), radix: 16) != nil
+            else { continue }
+            let rest = line[line.index(after: colon)...]
+            if rest.contains("%") { return .x86_64 }
+            let words = rest.split(whereSeparator: { " \t,[]!".contains($0) })
+            if words.contains(where: { AArch64Register.isNumbered(String($0)) }) { return .aarch64 }
+        }
+        // Register-free instructions only (`ret`, `nop`), or another machine's: nothing to read.
+        return nil
     }
 
     static func parseInstruction(_ line: String) -> Instruction? {
@@ -65,6 +137,33 @@ public struct Disassembly: Sendable {
             text: line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "))
     }
 
+    /// "1144: ldr x8, [x8, #0x58]", "1150: bl 0x1000 <swift_retain@plt>": comments start with `//`
+    /// (`#` marks an immediate); a branch target's symbol follows it in angle brackets.
+    static func parseAArch64Instruction(_ line: String) -> Instruction? {
+        guard let colon = line.firstIndex(of: ":"),
+            let address = UInt64(line[..<colon], radix: 16)
+        else { return nil }
+        var rest = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if let comment = rest.range(of: "//") {
+            rest = rest[..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
+        }
+        var symbol: String?
+        var symbolHasOffset = false
+        if let open = rest.firstIndex(of: "<") {
+            (symbol, symbolHasOffset) = Self.angleSymbol(in: String(rest[open...]))
+            rest = rest[..<open].trimmingCharacters(in: .whitespaces)
+        }
+        // objdump prints "<unknown>" for bytes it cannot decode: no mnemonic, so no instruction.
+        let parts = rest.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
+        guard let mnemonic = parts.first.map(String.init), !mnemonic.isEmpty else { return nil }
+        let operandText = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+        return Instruction(
+            address: address, mnemonic: mnemonic, operands: Self.splitOperands(operandText, brackets: "[]{}"),
+            symbol: symbol, symbolHasOffset: symbolHasOffset,
+            text: line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "),
+            architecture: .aarch64)
+    }
+
     static func angleSymbol(in text: String) -> (String?, Bool) {
         guard let open = text.firstIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close else {
             return (nil, false)
@@ -78,15 +177,18 @@ public struct Disassembly: Sendable {
         return (name, hasOffset)
     }
 
-    /// Splits "0x20(%rbx,%rax,8), %r13" at commas outside parentheses.
-    static func splitOperands(_ text: String) -> [String] {
+    /// Splits "0x20(%rbx,%rax,8), %r13" (or, with `brackets: "[]"`, "x8, [x8, #0x58]") at commas
+    /// outside the brackets.
+    static func splitOperands(_ text: String, brackets: String = "()") -> [String] {
         var result: [String] = []
         var current = ""
         var depth = 0
+        let opening = Set(brackets.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+        let closing = Set(brackets.enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
         for character in text {
             switch character {
-            case "(": depth += 1
-            case ")": depth -= 1
+            case _ where opening.contains(character): depth += 1
+            case _ where closing.contains(character): depth -= 1
             case "," where depth == 0:
                 result.append(current.trimmingCharacters(in: .whitespaces))
                 current = ""

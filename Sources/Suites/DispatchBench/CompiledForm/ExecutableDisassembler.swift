@@ -57,7 +57,8 @@ public final class ExecutableDisassembler {
                 "-d", "--no-show-raw-insn", "--disassemble-symbols=" + missing.joined(separator: ","),
                 executablePath,
             ])
-            for function in Disassembly(objdumpOutput: output).functions where cache[function.symbol] == nil {
+            let listing = Disassembly(objdumpOutput: output, architecture: architecture)
+            for function in listing.functions where cache[function.symbol] == nil {
                 cache[function.symbol] = function.instructions
             }
             for name in missing where cache[name] == nil { cache[name] = [] }

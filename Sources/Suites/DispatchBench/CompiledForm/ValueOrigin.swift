@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a register's value came from, traced backwards through register moves, memory loads and
 /// stack spills inside one function. Enough to tell a vtable slot (loaded from the object's isa)
 /// from a witness-table slot (loaded from a table the call also receives) from a closure pointer.
@@ -64,5 +66,63 @@ enum Register {
             if let number = Int(digits), (8...15).contains(number) { return "r\(number)" }
         }
         return name.hasPrefix("r") && name.count == 3 ? name : nil
+    }
+}
+
+extension MemoryOperand {
+    /// An aarch64 address: `[x8]`, `[x8, #0x58]`, `[x29, #-0x10]`, `[sp, #0x20]!` (pre-index),
+    /// `[x8, x9, lsl #3]` (indexed). The post-index offset of `[x8], #8` is a separate operand.
+    init?(aarch64 text: String) {
+        var text = Substring(text)
+        if text.hasSuffix("!") { text = text.dropLast() }
+        guard text.hasPrefix("["), text.hasSuffix("]") else { return nil }
+        let parts = text.dropFirst().dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = parts.first, let base = AArch64Register.canonical(first) else { return nil }
+        self.base = base
+        displacement = 0
+        index = nil
+        guard parts.count > 1 else { return }
+        if let register = AArch64Register.canonical(parts[1]) {
+            index = register
+        } else if parts[1].hasPrefix("#") {
+            let digits = parts[1].dropFirst()
+            let negative = digits.hasPrefix("-")
+            let magnitude = digits.dropFirst(negative ? 1 : 0)
+            let value =
+                magnitude.hasPrefix("0x") ? Int(magnitude.dropFirst(2), radix: 16) : Int(magnitude)
+            guard let value else { return nil }
+            displacement = negative ? -value : value
+        } else {
+            return nil
+        }
+    }
+
+    /// Whether `text` updates its base register (`[x8, #8]!`); a post-index form is detected by its
+    /// instruction (an immediate operand after the address).
+    static func aarch64PreIndexed(_ text: String) -> Bool { text.hasPrefix("[") && text.hasSuffix("]!") }
+}
+
+enum AArch64Register {
+    /// Integer arguments (AAPCS64); Swift passes `self` in x20 and the error in x21 besides.
+    static let arguments = (0...7).map { "x\($0)" }
+    /// Registers a call may change: x0–x18 (x16/x17 are the linker's veneer scratch, x18 is not
+    /// reserved on Linux) and the link register x30.
+    static let callerSaved: Set<String> = Set((0...18).map { "x\($0)" } + ["x30"])
+
+    /// "w9" → "x9", "fp" → "x29", "wsp" → "sp"; nil for the zero register and anything that is
+    /// not a general-purpose register.
+    static func canonical(_ operand: String) -> String? {
+        switch operand {
+        case "sp", "wsp": return "sp"
+        case "fp": return "x29"
+        case "lr": return "x30"
+        default: return isNumbered(operand) ? "x" + operand.dropFirst() : nil
+        }
+    }
+
+    /// x0–x30 or w0–w30.
+    static func isNumbered(_ operand: String) -> Bool {
+        guard operand.first == "x" || operand.first == "w", let number = Int(operand.dropFirst()) else { return false }
+        return (0...30).contains(number) && operand.count <= 3 && String(number) == operand.dropFirst()
     }
 }
