@@ -182,6 +182,18 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         #expect(classify(text).kind == .inlined)
     }
 
+    @Test func objectFileCallsNeedTheirRelocations() {
+        let form = classify(cannedAArch64ObjectWithRelocations)
+        #expect(form.kind == .direct)
+        #expect(form.evidence.contains { $0.contains("bl 0x344") })
+        // Without `-r` the call targets itself: no callee to read, so no verdict.
+        let unrelocated = cannedAArch64ObjectWithRelocations.split(separator: "\n")
+            .filter { !$0.contains("R_AARCH64_") }.joined(separator: "\n")
+        let bare = classify(unrelocated)
+        #expect(bare.kind == .unknown && bare.isUnavailable)
+        #expect(bare.evidence.first?.contains("without its relocations") == true)
+    }
+
     /// A listing of another machine's code reads as no instruction at all, never as "inlined".
     @Test func anotherMachinesListingIsUnavailable() {
         let riscv = """

@@ -2,7 +2,7 @@
 // scripts/arm64-check.sh, under qemu), linked as the suite's own binary is, disassembled by the
 // host toolchain's llvm-objdump 21 (the arm64 toolchain's llvm-objdump 17 prints the same listing),
 // with the callee-saved registers' saves and restores removed; the frame record stays. From this
-// file, `swiftc -O -parse-as-library -module-name m m.swift`:
+// file, `swiftc -O -parse-as-library -module-name m m.swift` (an object file with `-emit-object`):
 //
 //     public protocol P { func work(_ x: Int) -> Int }
 //     struct S: P { let s: Int; func work(_ x: Int) -> Int { (x ^ s) &* 3 &+ 1 } }
@@ -330,4 +330,35 @@ let cannedAArch64VtableSingle = #"""
         1590:      	blr	x8
         1598:      	ldp	x29, x30, [sp], #0x20
         159c:      	ret
+    """#
+
+/// `kFinal` from the object file, `llvm-objdump -d -r`: the `bl` still targets itself, and the
+/// relocation line under it names the callee.
+let cannedAArch64ObjectWithRelocations = #"""
+    00000000000002fc <$s1m6kFinalySiSayAA1FCG_SitF>:
+         2fc:      	stp	x29, x30, [sp, #-0x40]!
+         30c:      	mov	x29, sp
+         310:      	tbnz	x1, #0x3f, 0x36c <$s1m6kFinalySiSayAA1FCG_SitF+0x70>
+         314:      	mov	x19, x1
+         318:      	cbz	x1, 0x354 <$s1m6kFinalySiSayAA1FCG_SitF+0x58>
+         31c:      	ldr	x9, [x0, #0x10]
+         320:      	mov	x8, x0
+         324:      	cbz	x9, 0x370 <$s1m6kFinalySiSayAA1FCG_SitF+0x74>
+         328:      	mov	x0, xzr
+         32c:      	mov	x21, xzr
+         330:      	sub	x22, x9, #0x1
+         334:      	add	x23, x8, #0x20
+         338:      	and	x8, x21, x22
+         33c:      	add	x21, x21, #0x1
+         340:      	ldr	x20, [x23, x8, lsl #3]
+         344:      	bl	0x344 <$s1m6kFinalySiSayAA1FCG_SitF+0x48>
+    		0000000000000344:  R_AARCH64_CALL26	$s1m1FC4workyS2iF
+         348:      	cmp	x19, x21
+         34c:      	b.ne	0x338 <$s1m6kFinalySiSayAA1FCG_SitF+0x3c>
+         350:      	b	0x358 <$s1m6kFinalySiSayAA1FCG_SitF+0x5c>
+         354:      	mov	x0, xzr
+         364:      	ldp	x29, x30, [sp], #0x40
+         368:      	ret
+         36c:      	brk	#0x1
+         370:      	brk	#0x1
     """#

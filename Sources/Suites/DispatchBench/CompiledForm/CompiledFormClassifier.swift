@@ -43,6 +43,10 @@ public struct CompiledFormClassifier {
         while !queue.isEmpty {
             let (function, depth) = queue.removeFirst()
             let body = FunctionBody(symbol: function.symbol, instructions: function.instructions)
+            if function.instructions.indices.contains(where: body.isUnrelocatedCall) {
+                let reason = "\(function.symbol) is from an object file listed without its relocations (-r)"
+                return .unavailable(symbol: primary, because: reason)
+            }
             findings.instructionCount += function.instructions.count
             for (index, instruction) in function.instructions.enumerated() {
                 var callee: String?

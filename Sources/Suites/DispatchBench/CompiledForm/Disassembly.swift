@@ -89,6 +89,10 @@ public struct Disassembly: Sendable {
             case .aarch64: instruction = Self.parseAArch64Instruction(line)
             }
             guard let instruction else { continue }
+            if instruction.mnemonic.hasPrefix("R_") {
+                Self.applyRelocation(instruction, to: &functions[functions.count - 1].instructions)
+                continue
+            }
             functions[functions.count - 1].instructions.append(instruction)
         }
         self.functions = functions
@@ -162,6 +166,21 @@ public struct Disassembly: Sendable {
             symbol: symbol, symbolHasOffset: symbolHasOffset,
             text: line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "),
             architecture: .aarch64)
+    }
+
+    /// An object file's branch (`llvm-objdump -r`) is printed with its unrelocated target (itself,
+    /// on aarch64); the relocation line after it, "344: R_AARCH64_CALL26 $s1m1FC4workyS2iF", names
+    /// the real one.
+    static func applyRelocation(_ relocation: Instruction, to instructions: inout [Instruction]) {
+        guard let last = instructions.indices.last, instructions[last].isCall || instructions[last].isJump,
+            !instructions[last].isIndirectBranch, var name = relocation.operands.first
+        else { return }
+        // "swift_retain-0x4": the addend is not part of the name.
+        if let addend = name.range(of: #"[+-]0x[0-9a-f]+$"#, options: .regularExpression) {
+            name = String(name[..<addend.lowerBound])
+        }
+        instructions[last].symbol = name
+        instructions[last].symbolHasOffset = false
     }
 
     static func angleSymbol(in text: String) -> (String?, Bool) {

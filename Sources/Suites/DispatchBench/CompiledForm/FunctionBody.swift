@@ -135,6 +135,19 @@ struct FunctionBody {
         return true
     }
 
+    /// A direct call to its own next instruction (x86-64) or to itself (aarch64): an object file's
+    /// call not yet relocated, whose callee only a relocation line (`llvm-objdump -r`) names.
+    func isUnrelocatedCall(at index: Int) -> Bool {
+        let instruction = instructions[index]
+        guard instruction.isCall, !instruction.isIndirectBranch, instruction.symbol == symbol,
+            let target = instruction.branchTarget
+        else { return false }
+        switch architecture {
+        case .x86_64: return index + 1 < instructions.count && target == instructions[index + 1].address
+        case .aarch64: return target == instruction.address
+        }
+    }
+
     private func indirectTargetOrigin(at index: Int) -> ValueOrigin? {
         guard let target = instructions[index].indirectTarget else { return nil }
         switch architecture {
