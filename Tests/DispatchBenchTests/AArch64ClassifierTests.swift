@@ -93,6 +93,10 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         // A header wins over the syntax; the caller's architecture wins over both.
         #expect(Disassembly(objdumpOutput: x86Header + cannedAArch64Closure).architecture == .x86_64)
         #expect(Disassembly(objdumpOutput: cannedVtable, architecture: .aarch64).architecture == .aarch64)
+        // A listing of another file than the one meant (as qemu-user's `/proc/<pid>/exe` gives
+        // another process): nothing read.
+        let other = Disassembly(objdumpOutput: x86Header + cannedVtable, architecture: .aarch64)
+        #expect(other.architecture == nil && other.functions.allSatisfy(\.instructions.isEmpty))
         #expect(Architecture(elfMachine: 183) == .aarch64 && Architecture(elfMachine: 62) == .x86_64)
         #expect(Architecture(elfMachine: 243) == nil && Architecture.name(ofELFMachine: 243) == "riscv")
     }

@@ -28,9 +28,15 @@ import Testing
             ])
     }
 
+    /// objdump gets this process's binary by its real path, not the `/proc` link.
     @Test func theHostArchitectureIsRead() throws {
         #expect(Architecture.current == .x86_64 || Architecture.current == .aarch64)
-        #expect(try ExecutableDisassembler().architecture == Architecture.current)
+        let disassembler = try ExecutableDisassembler()
+        #expect(disassembler.architecture == Architecture.current)
+        #expect(!disassembler.objdumpTarget.hasPrefix("/proc/"))
+        let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #expect(disassembler.objdumpTarget == binary)
+        #expect(ExecutableDisassembler.linkedFile("/tmp/m") == "/tmp/m")
     }
 
     /// The claim says the form is unavailable and decides nothing from it; an unknown form for

@@ -69,10 +69,16 @@ public struct Disassembly: Sendable {
 
     /// Parses `llvm-objdump -d` output. Lines that are not instructions or function headers are
     /// skipped. Without `architecture`, it comes from the listing's "file format" line, or else from
-    /// the instructions' syntax (AT&T registers carry `%`).
-    public init(objdumpOutput: String, architecture: Architecture? = nil) {
+    /// the instructions' syntax (AT&T registers carry `%`); a listing whose format line names
+    /// another architecture than the one given is of another file, and nothing in it is read.
+    public init(objdumpOutput: String, architecture expected: Architecture? = nil) {
         let lines = objdumpOutput.split(separator: "\n", omittingEmptySubsequences: true)
-        let architecture = architecture ?? Self.detectArchitecture(lines)
+        let architecture: Architecture?
+        switch (expected, lines.lazy.compactMap { Architecture.fromFileFormatLine($0) }.first) {
+        case (let expected?, nil): architecture = expected
+        case (let expected?, let listed?): architecture = listed == expected ? expected : nil
+        case (nil, _): architecture = Self.detectArchitecture(lines)
+        }
         var functions: [(symbol: String, instructions: [Instruction])] = []
         for rawLine in lines {
             let line = rawLine.trimmingCharacters(in: .whitespaces)

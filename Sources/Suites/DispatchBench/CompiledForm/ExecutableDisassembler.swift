@@ -25,6 +25,8 @@ public final class ExecutableDisassembler {
     /// read it (`machineName` says what it is).
     public let architecture: Architecture?
     let machineName: String
+    /// The file llvm-objdump opens: `executablePath`, or the file `/proc/<pid>/exe` links to.
+    let objdumpTarget: String
     private var cache: [String: [Instruction]] = [:]
 
     /// `executablePath` defaults to this process's binary. `/proc/<pid>/exe` rather than
@@ -35,6 +37,7 @@ public final class ExecutableDisassembler {
             throw Failure(kind: .objdumpNotFound, message: "llvm-objdump not found (looked in PATH and next to swift)")
         }
         self.objdumpPath = objdump
+        objdumpTarget = Self.linkedFile(self.executablePath)
         let symbols = try ELFImage(path: self.executablePath)
         guard symbols.hasSymbolTable else {
             throw ELFImage.ReadError(.noSymbolTable, path: self.executablePath, problem: "no .symtab (stripped binary)")
@@ -46,6 +49,16 @@ public final class ExecutableDisassembler {
         machineName = Architecture.name(ofELFMachine: machine)
     }
 
+    /// The file a `/proc/<pid>/exe` link names, for another process to open: under qemu-user that
+    /// link, followed by any process but this one, is the emulator. The link itself when the file is
+    /// gone (" (deleted)") or `path` is not such a link.
+    static func linkedFile(_ path: String) -> String {
+        guard path.hasPrefix("/proc/"), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
+            target.hasPrefix("/"), !target.hasSuffix(" (deleted)"), FileManager.default.fileExists(atPath: target)
+        else { return path }
+        return target
+    }
+
     /// `llvm-objdump` from PATH, else the one in the Swift toolchain (next to `swift`, or /opt/swift).
     public static func locateObjdump() -> String? { ExternalTool.locateInToolchain("llvm-objdump") }
 
@@ -55,7 +68,7 @@ public final class ExecutableDisassembler {
         if !missing.isEmpty {
             let output = try run([
                 "-d", "--no-show-raw-insn", "--disassemble-symbols=" + missing.joined(separator: ","),
-                executablePath,
+                objdumpTarget,
             ])
             let listing = Disassembly(objdumpOutput: output, architecture: architecture)
             for function in listing.functions where cache[function.symbol] == nil {
