@@ -36,6 +36,6 @@
                     return name.lowercased() == "password" && name.count < parameter.count ? "\(name)=***" : parameter
                 }.joined(separator: "&")
         }
-        return location[..<separator.upperBound] + beforeQuery + query
+        return String(location[..<separator.upperBound]) + beforeQuery + query
     }
 }
