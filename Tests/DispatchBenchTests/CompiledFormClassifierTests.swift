@@ -36,6 +36,19 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
         #expect(!form.evidence.contains { $0.contains("*0x8(%rax)") })
     }
 
+    /// A tail call through a function pointer passed in (a `@convention(c)` thunk's `jmpq *%rdi`):
+    /// a call, never an inlined body.
+    @Test func tailJumpThroughAPassedPointerIsIndirect() {
+        let listing = """
+            0000000000001000 <$s1m5applyyS2iXC_SitF>:
+                1000:      \tmovq\t%rdi, %rax
+                1003:      \tmovq\t%rsi, %rdi
+                1006:      \tjmpq\t*%rax
+            """
+        let form = classify(listing, [])
+        #expect(form.kind == .indirect)
+    }
+
     @Test func closureCallIsIndirect() {
         #expect(classify(cannedClosure, []).kind == .indirect)
     }

@@ -126,10 +126,10 @@ struct FunctionBody {
         }
     }
 
-    /// An aarch64 `br` through a function pointer the function received: a tail call, not a
-    /// switch's jump table (whose target is computed). x86-64 keeps its rule: only `call *` counts.
+    /// A `br` (aarch64) or `jmp *` (x86-64) through a function pointer the function received: a tail
+    /// call, not a switch's jump table (whose target is computed), and never an inlined body.
     func isIndirectTailCall(at index: Int) -> Bool {
-        guard architecture == .aarch64, instructions[index].isJump, instructions[index].isIndirectBranch,
+        guard instructions[index].isJump, instructions[index].isIndirectBranch,
             case .argument = indirectTargetOrigin(at: index)
         else { return false }
         return true
