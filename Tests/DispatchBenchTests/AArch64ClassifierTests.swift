@@ -70,7 +70,7 @@ private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> Comp
 
     /// Instructions that write a register besides (or instead of) their first operand.
     @Test func writebackAndPairLoadsWriteRegisters() {
-        func instruction(_ line: String) -> Instruction { Disassembly.parseAArch64Instruction(line)! }
+        func instruction(_ line: String) -> Instruction { Disassembly.parseInstruction(line, architecture: .aarch64)! }
         #expect(AArch64.writes(instruction("10: ldr x9, [x8], #0x8"), register: "x8"))
         #expect(AArch64.writes(instruction("10: ldr x9, [x8], #0x8"), register: "x9"))
         #expect(AArch64.writes(instruction("10: ldp x9, x10, [x8, #0x10]!"), register: "x10"))

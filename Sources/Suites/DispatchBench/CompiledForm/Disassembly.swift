@@ -89,12 +89,7 @@ public struct Disassembly: Sendable {
                 continue
             }
             guard let architecture, !functions.isEmpty else { continue }
-            let instruction: Instruction?
-            switch architecture {
-            case .x86_64: instruction = Self.parseInstruction(line)
-            case .aarch64: instruction = Self.parseAArch64Instruction(line)
-            }
-            guard let instruction else { continue }
+            guard let instruction = Self.parseInstruction(line, architecture: architecture) else { continue }
             if instruction.mnemonic.hasPrefix("R_") {
                 Self.applyRelocation(instruction, to: &functions[functions.count - 1].instructions)
                 continue
@@ -121,57 +116,43 @@ public struct Disassembly: Sendable {
         return nil
     }
 
-    static func parseInstruction(_ line: String) -> Instruction? {
+    /// One instruction line. x86-64 (AT&T): a `#` comment may name a rip-relative operand's symbol.
+    /// aarch64: "1150: bl 0x1000 <swift_retain@plt>", comments start with `//` (`#` marks an
+    /// immediate). A branch target's symbol follows it in angle brackets on both.
+    static func parseInstruction(_ line: String, architecture: Architecture = .x86_64) -> Instruction? {
         guard let colon = line.firstIndex(of: ":"),
             let address = UInt64(line[..<colon], radix: 16)
         else { return nil }
         var rest = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         var symbol: String?
         var symbolHasOffset = false
-        if let hash = rest.firstIndex(of: "#") {
-            let comment = rest[rest.index(after: hash)...]
-            (symbol, symbolHasOffset) = Self.angleSymbol(in: String(comment))
-            rest = rest[..<hash].trimmingCharacters(in: .whitespaces)
+        switch architecture {
+        case .x86_64:
+            if let hash = rest.firstIndex(of: "#") {
+                let comment = rest[rest.index(after: hash)...]
+                (symbol, symbolHasOffset) = Self.angleSymbol(in: String(comment))
+                rest = rest[..<hash].trimmingCharacters(in: .whitespaces)
+            }
+        case .aarch64:
+            if let comment = rest.range(of: "//") {
+                rest = rest[..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
+            }
         }
         if let open = rest.firstIndex(of: "<") {
             (symbol, symbolHasOffset) = Self.angleSymbol(in: String(rest[open...]))
             rest = rest[..<open].trimmingCharacters(in: .whitespaces)
         }
-        let parts = rest.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
-        guard let mnemonic = parts.first.map(String.init), !mnemonic.isEmpty else { return nil }
-        // Instruction prefixes such as "lock" or "rep" come first; the operation follows.
-        let operandText = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
-        return Instruction(
-            address: address, mnemonic: mnemonic, operands: Self.splitOperands(operandText), symbol: symbol,
-            symbolHasOffset: symbolHasOffset,
-            text: line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "))
-    }
-
-    /// "1144: ldr x8, [x8, #0x58]", "1150: bl 0x1000 <swift_retain@plt>": comments start with `//`
-    /// (`#` marks an immediate); a branch target's symbol follows it in angle brackets.
-    static func parseAArch64Instruction(_ line: String) -> Instruction? {
-        guard let colon = line.firstIndex(of: ":"),
-            let address = UInt64(line[..<colon], radix: 16)
-        else { return nil }
-        var rest = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        if let comment = rest.range(of: "//") {
-            rest = rest[..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
-        }
-        var symbol: String?
-        var symbolHasOffset = false
-        if let open = rest.firstIndex(of: "<") {
-            (symbol, symbolHasOffset) = Self.angleSymbol(in: String(rest[open...]))
-            rest = rest[..<open].trimmingCharacters(in: .whitespaces)
-        }
-        // objdump prints "<unknown>" for bytes it cannot decode: no mnemonic, so no instruction.
+        // Instruction prefixes such as "lock" or "rep" come first; the operation follows. objdump
+        // prints "<unknown>" for bytes it cannot decode: no mnemonic, so no instruction.
         let parts = rest.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
         guard let mnemonic = parts.first.map(String.init), !mnemonic.isEmpty else { return nil }
         let operandText = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
         return Instruction(
-            address: address, mnemonic: mnemonic, operands: Self.splitOperands(operandText, brackets: "[]{}"),
+            address: address, mnemonic: mnemonic,
+            operands: Self.splitOperands(operandText, brackets: architecture == .aarch64 ? "[]{}" : "()"),
             symbol: symbol, symbolHasOffset: symbolHasOffset,
             text: line.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "),
-            architecture: .aarch64)
+            architecture: architecture)
     }
 
     /// An object file's branch (`llvm-objdump -r`) is printed with its unrelocated target (itself,
