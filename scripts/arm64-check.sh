@@ -180,8 +180,11 @@ if [ "${ARM64_NIO:-0}" = 1 ]; then
     fi
 fi
 
-# The watchdog on the main queue: three stalls, each with its demo function in the stack.
-if in_root sh -c "cd /cache/src && $perfkit watch-demo --output /cache/build/arm64-out/watch-demo --format json" \
+# The watchdog on the main queue: three stalls, each with its demo function in the stack. Under
+# qemu-user, /proc shows the emulator's registers for a thread asleep in a syscall, so the sleep's
+# stack can only come from the signal (--interrupt-sleeps); on arm64 hardware /proc is read as on x86-64.
+emulated_flags() { [ "$(uname -m)" = aarch64 ] || echo --interrupt-sleeps; }
+if in_root sh -c "cd /cache/src && $perfkit watch-demo $(emulated_flags) --output /cache/build/arm64-out/watch-demo --format json" \
     >"$out/watch-demo.log" 2>&1; then
     missing=$(for name in demoBusyLoop demoLockWait demoSleep; do
         grep -q "$name" "$out/watch-demo.log" || echo "$name"; done)

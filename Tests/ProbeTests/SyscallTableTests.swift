@@ -13,15 +13,22 @@ import Testing
         #expect(ThreadInfo.syscallName(syscallLine: "9999 0x0") == "syscall 9999")
     }
 
-    @Test func eventLoopWaitsAreTheArchitecturesOwn() throws {
-        #if arch(x86_64)
+    /// The kernel's table: this architecture's, or the host's under a user-mode emulator (whose
+    /// system calls the host kernel reports in `/proc`).
+    @Test func eventLoopWaitsAreTheKernelsOwn() throws {
+        if ThreadInfo.kernelArchitecture == "x86_64" {
             #expect(ThreadSyscallReader.epollWaits == [232, 281, 441])
             #expect(ThreadInfo.interruptibleSleep(syscallLine: "232 0x3") == "epoll_wait")
-        #elseif arch(arm64)
+        } else {
             // The generic table: no epoll_wait, poll or select; epoll_pwait is 22.
             #expect(ThreadSyscallReader.epollWaits == [22, 441])
             #expect(ThreadInfo.syscallNumbers["epoll_wait"] == nil)
             #expect(ThreadInfo.interruptibleSleep(syscallLine: "22 0x3") == "epoll_pwait")
+        }
+        #if arch(x86_64)
+            #expect(ThreadInfo.procDescribesAnotherArchitecture == (ThreadInfo.kernelArchitecture != "x86_64"))
+        #else
+            #expect(ThreadInfo.procDescribesAnotherArchitecture == (ThreadInfo.kernelArchitecture != "aarch64"))
         #endif
     }
 }

@@ -14,7 +14,8 @@ enum BlockedThreadStack {
     /// The stack of `tid` while it stays in the wait `syscallLine` describes, or nil when the
     /// line shows no blocked syscall or the thread moved on.
     static func unwind(tid: Int32, syscallLine: String) -> [UInt]? {
-        guard let (sp, pc) = stackPointerAndPC(syscallLine),
+        // Under an emulator the line holds the emulator's own registers, not the thread's.
+        guard !ThreadInfo.procDescribesAnotherArchitecture, let (sp, pc) = stackPointerAndPC(syscallLine),
             let stack = Symbolicator.readMappings().first(where: { $0.start <= sp && sp < $0.end })
         else { return nil }
         var pcs = [UInt](repeating: 0, count: Int(CPROBE_MAX_FRAMES))

@@ -56,34 +56,59 @@ enum ThreadInfo {
         return byNumber
     }
 
-    #if arch(x86_64)
-        /// arch/x86/entry/syscalls/syscall_64.tbl.
-        static let syscallNumbers: [String: Int] = [
-            "read": 0, "write": 1, "open": 2, "close": 3, "poll": 7, "mmap": 9, "munmap": 11, "pread64": 17,
-            "pwrite64": 18, "readv": 19, "writev": 20, "select": 23, "sched_yield": 24, "msync": 26, "madvise": 28,
-            "pause": 34, "nanosleep": 35, "sendfile": 40, "connect": 42, "accept": 43, "sendto": 44, "recvfrom": 45,
-            "sendmsg": 46, "recvmsg": 47, "wait4": 61, "fcntl": 72, "flock": 73, "fsync": 74, "fdatasync": 75,
-            "truncate": 76, "ftruncate": 77, "rename": 82, "unlink": 87, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
-            "sync": 162, "futex": 202, "io_getevents": 208, "semtimedop": 220, "clock_nanosleep": 230,
-            "epoll_wait": 232, "waitid": 247, "openat": 257, "unlinkat": 263, "renameat": 264, "pselect6": 270,
-            "ppoll": 271, "splice": 275, "epoll_pwait": 281, "fallocate": 285, "accept4": 288, "preadv": 295,
-            "pwritev": 296, "recvmmsg": 299, "syncfs": 306, "sendmmsg": 307, "getrandom": 318, "copy_file_range": 326,
-            "io_uring_enter": 426, "epoll_pwait2": 441,
-        ]
-    #else
-        /// include/uapi/asm-generic/unistd.h, which arm64 uses.
-        static let syscallNumbers: [String: Int] = [
-            "io_getevents": 4, "epoll_pwait": 22, "fcntl": 25, "flock": 32, "unlinkat": 35, "renameat": 38,
-            "truncate": 45, "ftruncate": 46, "fallocate": 47, "openat": 56, "close": 57, "read": 63, "write": 64,
-            "readv": 65, "writev": 66, "pread64": 67, "pwrite64": 68, "preadv": 69, "pwritev": 70, "sendfile": 71,
-            "pselect6": 72, "ppoll": 73, "splice": 76, "sync": 81, "fsync": 82, "fdatasync": 83, "waitid": 95,
-            "futex": 98, "nanosleep": 101, "clock_nanosleep": 115, "sched_yield": 124, "rt_sigsuspend": 133,
-            "rt_sigtimedwait": 137, "semtimedop": 192, "accept": 202, "connect": 203, "sendto": 206, "recvfrom": 207,
-            "sendmsg": 211, "recvmsg": 212, "munmap": 215, "mmap": 222, "msync": 227, "madvise": 233, "accept4": 242,
-            "recvmmsg": 243, "wait4": 260, "syncfs": 267, "sendmmsg": 269, "getrandom": 278, "copy_file_range": 285,
-            "io_uring_enter": 426, "epoll_pwait2": 441,
-        ]
-    #endif
+    /// The numbers of the kernel whose `/proc` this process reads: this architecture's, except
+    /// under a user-mode emulator, whose system calls the host kernel serves and reports.
+    static let syscallNumbers: [String: Int] = kernelArchitecture == "x86_64" ? x86_64Numbers : genericNumbers
+
+    /// The architecture of the kernel behind `/proc`, from `/proc/cpuinfo` (which an emulator
+    /// passes through): "x86_64" or "aarch64".
+    static let kernelArchitecture: String = {
+        let cpuinfo = read("/proc/cpuinfo") ?? ""
+        if cpuinfo.contains("vendor_id") { return "x86_64" }
+        if cpuinfo.contains("CPU implementer") { return "aarch64" }
+        #if arch(x86_64)
+            return "x86_64"
+        #else
+            return "aarch64"
+        #endif
+    }()
+
+    /// True under a user-mode emulator (qemu-user): `/proc` then describes the emulator's host
+    /// threads, so their signal masks and the registers of blocked system calls are not ours.
+    static let procDescribesAnotherArchitecture: Bool = {
+        #if arch(x86_64)
+            return kernelArchitecture != "x86_64"
+        #else
+            return kernelArchitecture != "aarch64"
+        #endif
+    }()
+
+    /// arch/x86/entry/syscalls/syscall_64.tbl.
+    private static let x86_64Numbers: [String: Int] = [
+        "read": 0, "write": 1, "open": 2, "close": 3, "poll": 7, "mmap": 9, "munmap": 11, "pread64": 17,
+        "pwrite64": 18, "readv": 19, "writev": 20, "select": 23, "sched_yield": 24, "msync": 26, "madvise": 28,
+        "pause": 34, "nanosleep": 35, "sendfile": 40, "connect": 42, "accept": 43, "sendto": 44, "recvfrom": 45,
+        "sendmsg": 46, "recvmsg": 47, "wait4": 61, "fcntl": 72, "flock": 73, "fsync": 74, "fdatasync": 75,
+        "truncate": 76, "ftruncate": 77, "rename": 82, "unlink": 87, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
+        "sync": 162, "futex": 202, "io_getevents": 208, "semtimedop": 220, "clock_nanosleep": 230,
+        "epoll_wait": 232, "waitid": 247, "openat": 257, "unlinkat": 263, "renameat": 264, "pselect6": 270,
+        "ppoll": 271, "splice": 275, "epoll_pwait": 281, "fallocate": 285, "accept4": 288, "preadv": 295,
+        "pwritev": 296, "recvmmsg": 299, "syncfs": 306, "sendmmsg": 307, "getrandom": 318, "copy_file_range": 326,
+        "io_uring_enter": 426, "epoll_pwait2": 441,
+    ]
+
+    /// include/uapi/asm-generic/unistd.h, which arm64 uses.
+    private static let genericNumbers: [String: Int] = [
+        "io_getevents": 4, "epoll_pwait": 22, "fcntl": 25, "flock": 32, "unlinkat": 35, "renameat": 38,
+        "truncate": 45, "ftruncate": 46, "fallocate": 47, "openat": 56, "close": 57, "read": 63, "write": 64,
+        "readv": 65, "writev": 66, "pread64": 67, "pwrite64": 68, "preadv": 69, "pwritev": 70, "sendfile": 71,
+        "pselect6": 72, "ppoll": 73, "splice": 76, "sync": 81, "fsync": 82, "fdatasync": 83, "waitid": 95,
+        "futex": 98, "nanosleep": 101, "clock_nanosleep": 115, "sched_yield": 124, "rt_sigsuspend": 133,
+        "rt_sigtimedwait": 137, "semtimedop": 192, "accept": 202, "connect": 203, "sendto": 206, "recvfrom": 207,
+        "sendmsg": 211, "recvmsg": 212, "munmap": 215, "mmap": 222, "msync": 227, "madvise": 233, "accept4": 242,
+        "recvmmsg": 243, "wait4": 260, "syncfs": 267, "sendmmsg": 269, "getrandom": 278, "copy_file_range": 285,
+        "io_uring_enter": 426, "epoll_pwait2": 441,
+    ]
 
     /// The system call a `/proc/…/syscall` line shows the thread in: its name, or "syscall N" for
     /// one not in ``syscallNames``; nil for "running" or an unreadable line.
@@ -103,6 +128,8 @@ enum ThreadInfo {
 
     /// True when the thread blocks `signal` (its `SigBlk` mask), so a sample request would only pend.
     static func blocks(signal: Int32, tid: Int32) -> Bool {
+        // An emulator's mask is the host thread's, not ours: the answer's timeout decides instead.
+        if procDescribesAnotherArchitecture { return false }
         guard let text = read("/proc/self/task/\(tid)/status") else { return false }
         for line in text.split(separator: "\n") where line.hasPrefix("SigBlk:") {
             let hex = line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces)

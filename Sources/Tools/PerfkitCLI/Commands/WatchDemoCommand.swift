@@ -27,6 +27,16 @@ struct WatchDemoCommand: ParsableCommand {
     @Option(name: .customLong("stall-ms"), help: "How long each demonstration stall lasts, in milliseconds.")
     var stallMilliseconds = 600
 
+    @Flag(
+        help: ArgumentHelp(
+            "Take the sleeping thread's stack with the signal too (interruptSleepingSyscalls).",
+            discussion: """
+                By default a thread asleep in a syscall is unwound from /proc and its stack memory. Under a \
+                user-mode emulator (qemu-user) /proc shows the emulator's registers, so only the signal can \
+                name the sleep's frames; the demo's sleep resumes after it.
+                """))
+    var interruptSleeps = false
+
     @OptionGroup var destination: ReportOutputOptions<JSONAndHTML>
 
     /// The HTML page too unless --format says otherwise: its stall timeline and call trees are what
@@ -51,6 +61,7 @@ struct WatchDemoCommand: ParsableCommand {
         configuration.sampleInterval = min(configuration.sampleInterval, configuration.threshold / 4)
         configuration.logger = Logger(label: "perfkit.watch-demo")
         configuration.jsonLinesPath = jsonLines
+        configuration.interruptSleepingSyscalls = interruptSleeps
         configuration.onStall = { record in
             print(WatchDemoCommand.describe(record))
         }
@@ -141,6 +152,12 @@ func demoLockWait(milliseconds: Int) {
 
 @inline(never)
 func demoSleep(milliseconds: Int) {
-    // Work after the call: a tail call (`jmp usleep`) would leave no frame of this function.
-    if usleep(UInt32(milliseconds) * 1000) != 0 { print("usleep: errno \(errno)") }
+    // The whole time, even when a sample's signal cuts the sleep short (EINTR); the work after the
+    // call also keeps this function's frame (a tail call would leave none).
+    var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 {
+        guard errno == EINTR else { return print("nanosleep: errno \(errno)") }
+        request = remaining
+    }
 }
