@@ -17,7 +17,7 @@ import Testing
     func report(_ benchmarks: [BenchmarkResult]) -> Report {
         Report(
             createdAt: Date(timeIntervalSince1970: 0),
-            environment: EnvironmentCapture.capture(buildConfiguration: "release"),
+            environment: Synthetic.environment,
             settings: TestSuites.settings(TestSuites.fast),
             clock: ClockInfo(source: "CLOCK_MONOTONIC", resolutionNanoseconds: 1, overheadNanoseconds: 20),
             metrics: [], benchmarks: benchmarks)

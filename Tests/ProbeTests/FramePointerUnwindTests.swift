@@ -116,7 +116,14 @@ struct FramePointerUnwindTests {
         let pairs = try pairs(thread)
         #expect(pairs.count >= 5)
         for (fp, dwarf) in pairs {
-            #expect(fp.stack == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
+            #if arch(arm64)
+                // glibc's arm64 thread entry (clone3's) keeps a frame record: the walk goes one frame
+                // further out than libunwind, which stops at start_thread.
+                let walked = fp.stack.count == dwarf.stack.count + 1 ? Array(fp.stack.dropLast()) : fp.stack
+            #else
+                let walked = fp.stack
+            #endif
+            #expect(walked == dwarf.stack, "\(names(fp.stack)) vs \(names(dwarf.stack))")
         }
         return pairs
     }
@@ -130,7 +137,12 @@ struct FramePointerUnwindTests {
         let executable = modules.first { $0.path == Bundle.main.executablePath }
         #expect(executable?.keepsFrameRecords == true, "\(modules)")
         let libc = modules.first { $0.path.contains("/libc.so") }
-        #expect(libc?.keepsFrameRecords == false, "\(modules)")
+        #if arch(arm64)
+            // GCC keeps frame records in non-leaf functions on arm64 by default; Debian's glibc does.
+            #expect(libc?.keepsFrameRecords == true, "\(modules)")
+        #else
+            #expect(libc?.keepsFrameRecords == false, "\(modules)")
+        #endif
     }
 
     @Test func deepSwiftStackGivesTheSameFramesAsLibunwind() throws {

@@ -62,6 +62,22 @@ public enum PNG {
         return try result.get()
     }
 
+    /// IEND checked here, whatever libpng does: 1.6.39 (Debian 12) refuses a bad IEND CRC, 1.6.59
+    /// (Debian sid) accepts it. IEND carries no data, so its CRC is a constant. Walks chunk headers
+    /// only; a file libpng accepted without IEND is left as it is.
+    static func endChunkProblem(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if bytes[offset + 4..<offset + 8].elementsEqual("IEND".utf8) {
+                guard length == 0 else { return "IEND chunk has \(length) bytes of data" }
+                return bytes[offset + 8..<offset + 12].elementsEqual([0xAE, 0x42, 0x60, 0x82]) ? nil : "IEND: CRC error"
+            }
+            offset += 12 + length
+        }
+        return nil
+    }
+
     public static func decode(_ bytes: UnsafeRawBufferPointer, maxPixels: Int = defaultMaxPixels)
         throws(PixelArtError) -> Image
     {
@@ -94,6 +110,7 @@ public enum PNG {
             count = byteCount
         }
         guard decoded else { throw .invalidPNG(message.text) }
+        if let problem = endChunkProblem(bytes) { throw .invalidPNG(problem) }
 
         var palette: [PaletteEntry] = []
         if format.colorType == .indexed {
