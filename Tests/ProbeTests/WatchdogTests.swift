@@ -221,7 +221,11 @@ struct WatchdogTests {
         #expect(allNames.contains { $0.contains("stallingQueueWorkForProbeTest") }, "top stack: \(allNames)")
     }
 
-    @Test func stallInsideMallocHeavyCodeDoesNotDeadlock() throws {
+    @Test(
+        .disabled(
+            if: ThreadInfo.procDescribesAnotherArchitecture,
+            "emulated: ~20x slower, samples of new pcs time out (the deadlock this checks is not timing)"))
+    func stallInsideMallocHeavyCodeDoesNotDeadlock() throws {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
