@@ -167,7 +167,7 @@ perfkit=/cache/build/release/perfkit
 log "building the test targets ($tests)"
 if in_src swift build --build-tests "${swiftpm[@]}" >"$out/build-tests.log" 2>&1; then
     if in_src swift test --skip-build "${swiftpm[@]}" "${skips[@]}" >"$out/tests.log" 2>&1; then
-        pass "tests: $(grep -E 'Test run with .* passed|Executed .* tests' "$out/tests.log" | tail -n 2 | tr '\n' ' ')"
+        pass "tests: $(grep -E 'Test run with .* passed' "$out/tests.log" | tail -n 1)"
     else
         fail "tests: see $out/tests.log"
         grep -E 'error|failed|✘' "$out/tests.log" | head -n 30 >&2 || true
