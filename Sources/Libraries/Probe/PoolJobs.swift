@@ -28,7 +28,8 @@ enum PoolJobs {
             return
                 "another hook on Swift concurrency's global executor is installed (SwiftNIO's global-executor takeover?): long jobs on the cooperative pool are not timed, only its starvation is watched"
         default:
-            return "long jobs on the cooperative pool are timed on Linux x86-64 and arm64 only: only its starvation is watched"
+            return
+                "long jobs on the cooperative pool are timed on Linux x86-64 and arm64 only: only its starvation is watched"
         }
     }
 
