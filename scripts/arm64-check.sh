@@ -177,9 +177,10 @@ else
     tail -n 30 "$out/build-tests.log" >&2
 fi
 if [ "${ARM64_NIO:-0}" = 1 ]; then
-    if in_src swift build -c release --disable-index-store --product ProbeNIO "${swiftpm[@]}" \
+    # Targets, not products: SwiftPM builds the whole package for `--product` of an automatic library.
+    if in_src swift build -c release --disable-index-store --target ProbeNIO "${swiftpm[@]}" \
         >"$out/build-nio.log" 2>&1 && in_src swift build -c release --disable-index-store \
-        --product ProbeServiceLifecycle "${swiftpm[@]}" >>"$out/build-nio.log" 2>&1; then
+        --target ProbeServiceLifecycle "${swiftpm[@]}" >>"$out/build-nio.log" 2>&1; then
         pass "ProbeNIO and ProbeServiceLifecycle build"
     else
         fail "ProbeNIO or ProbeServiceLifecycle: see $out/build-nio.log"
