@@ -49,7 +49,8 @@ let package = Package(
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
         .target(name: "CHarness", path: "Sources/Bench/CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
-        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"], path: "Sources/Bench/Harness"),
+        .target(
+            name: "Harness", dependencies: ["PerfReport", "CHarness", "PerfkitPlatform"], path: "Sources/Bench/Harness"),
         .target(
             name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
             path: "Sources/DispatchBench/DispatchBench"),
@@ -67,6 +68,8 @@ let package = Package(
             path: "Sources/PixelArt/Benchmarks"),
         // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
         .target(name: "ELFSymbols", path: "Sources/Shared/ELFSymbols"),
+        // What /proc/cpuinfo says, for Harness's and Probe's checks for a user-mode emulator.
+        .target(name: "PerfkitPlatform", path: "Sources/Shared/Platform"),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", path: "Sources/Probe/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
@@ -89,7 +92,7 @@ let package = Package(
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport", "CProbe", "ELFSymbols", "Pprof",
+                "PerfReport", "CProbe", "ELFSymbols", "Pprof", "PerfkitPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ], path: "Sources/Probe/Probe",

@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import PerfkitPlatform
 
 #if canImport(Glibc)
     import Glibc
@@ -38,13 +39,8 @@ public enum EnvironmentCapture {
     static func emulator(
         architecture: String, cpuinfo: String? = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
     ) -> String? {
-        guard let cpuinfo else { return nil }
-        let describesX86 = cpuinfo.contains("vendor_id")
-        let describesArm = cpuinfo.contains("CPU implementer")
-        let mismatched =
-            (architecture == "aarch64" && describesX86 && !describesArm)
-            || (architecture == "x86_64" && describesArm && !describesX86)
-        guard mismatched else { return nil }
+        guard let cpuinfo, let described = CPUInfo.architecture(described: cpuinfo), described != architecture
+        else { return nil }
         let stat = (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)) ?? ""
         let state = stat.lastIndex(of: ")").map { stat[stat.index(after: $0)...].split(separator: " ").first } ?? nil
         return state == "0" ? "qemu-user" : "user-mode emulation"

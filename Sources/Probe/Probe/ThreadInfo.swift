@@ -6,6 +6,7 @@
 #endif
 
 import CProbe
+import PerfkitPlatform
 import Foundation
 
 /// What `/proc/self/task/<tid>/…` says about one thread of this process.
@@ -62,26 +63,12 @@ enum ThreadInfo {
 
     /// The architecture of the kernel behind `/proc`, from `/proc/cpuinfo` (which an emulator
     /// passes through): "x86_64" or "aarch64".
-    static let kernelArchitecture: String = {
-        let cpuinfo = read("/proc/cpuinfo") ?? ""
-        if cpuinfo.contains("vendor_id") { return "x86_64" }
-        if cpuinfo.contains("CPU implementer") { return "aarch64" }
-        #if arch(x86_64)
-            return "x86_64"
-        #else
-            return "aarch64"
-        #endif
-    }()
+    static let kernelArchitecture: String =
+        CPUInfo.architecture(described: read("/proc/cpuinfo") ?? "") ?? CPUInfo.compiledArchitecture
 
     /// True under a user-mode emulator (qemu-user): `/proc` then describes the emulator's host
     /// threads, so their signal masks and the registers of blocked system calls are not ours.
-    static let procDescribesAnotherArchitecture: Bool = {
-        #if arch(x86_64)
-            return kernelArchitecture != "x86_64"
-        #else
-            return kernelArchitecture != "aarch64"
-        #endif
-    }()
+    static let procDescribesAnotherArchitecture = kernelArchitecture != CPUInfo.compiledArchitecture
 
     /// arch/x86/entry/syscalls/syscall_64.tbl.
     private static let x86_64Numbers: [String: Int] = [
