@@ -138,7 +138,7 @@ let pngBenchmarks: [Benchmark] = [
         "PixelArt/png/encode-rgba8-4096-upscaled", throughput: { _ in .bytes(4096 * 4096 * 4) },
         // Scaled on this thread: a process that has started a Dispatch worker keeps a pool monitor that
         // now and then starts a thread, an allocation counted here and a stack in /proc/self/maps
-        // (docs/regression-gate.md, "gate-check").
+        // (docs/regression-gate.md, "What it took").
         setup: { _ in try pixelArtImage(width: 1024, height: 1024).scaled(to: .factor(4), threads: 1) },
         body: { image, iterations in
             for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }
