@@ -41,76 +41,76 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // Sources/ by kind (docs/layout.md): Libraries/ (what a package links, and the report model),
-        // Support/ (parts the libraries share, no product of their own), Suites/ (perfkit's benchmark
-        // suites), CShims/ (what Swift cannot express), Tools/ (the executables).
+        // Sources/ by part (docs/layout.md): Bench/ (benchmarks, the gate, the history), Probe/,
+        // PixelArt/, DispatchBench/, each with its C shims, suites and commands; Report/ (the report
+        // model and its HTML page), Shared/ (ELF and gzip), CLI/ (the `perfkit` executable).
         // The report model: plain Codable data shared by every producer and consumer.
-        .target(name: "PerfReport", path: "Sources/Libraries/PerfReport"),
+        .target(name: "PerfReport", path: "Sources/Report/PerfReport"),
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
-        .target(name: "CHarness", path: "Sources/CShims/CHarness"),
+        .target(name: "CHarness", path: "Sources/Bench/CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
-        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"], path: "Sources/Libraries/Harness"),
+        .target(name: "Harness", dependencies: ["PerfReport", "CHarness"], path: "Sources/Bench/Harness"),
         .target(
             name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
-            path: "Sources/Suites/DispatchBench"),
+            path: "Sources/DispatchBench/DispatchBench"),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
-        .target(name: "DispatchBenchOpaque", path: "Sources/Suites/DispatchBenchOpaque"),
+        .target(name: "DispatchBenchOpaque", path: "Sources/DispatchBench/Opaque"),
         // libpng glue (its setjmp/longjmp error handling stays inside C) and the banded IDAT writer
         // (zlib deflate on every core).
         .target(
-            name: "CPNG", path: "Sources/CShims/CPNG", linkerSettings: [.linkedLibrary("png"), .linkedLibrary("z")]),
+            name: "CPNG", path: "Sources/PixelArt/CPNG", linkerSettings: [.linkedLibrary("png"), .linkedLibrary("z")]),
         // Streaming (non-temporal) stores for the scaler, which Swift cannot emit.
-        .target(name: "CPixelCopy", path: "Sources/CShims/CPixelCopy"),
-        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"], path: "Sources/Libraries/PixelArt"),
+        .target(name: "CPixelCopy", path: "Sources/PixelArt/CPixelCopy"),
+        .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"], path: "Sources/PixelArt/PixelArt"),
         .target(
             name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"],
-            path: "Sources/Suites/PixelArtBenchmarks"),
+            path: "Sources/PixelArt/Benchmarks"),
         // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
-        .target(name: "ELFSymbols", path: "Sources/Support/ELFSymbols"),
+        .target(name: "ELFSymbols", path: "Sources/Shared/ELFSymbols"),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
-        .target(name: "CProbe", path: "Sources/CShims/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
+        .target(name: "CProbe", path: "Sources/Probe/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
-        .target(name: "CZlib", path: "Sources/CShims/CZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CZlib", path: "Sources/Shared/CZlib", linkerSettings: [.linkedLibrary("z")]),
         // pprof's profile.proto, encoded by hand (no protobuf dependency): stalls as profiles, for
         // `perfkit stalls --format pprof` and Probe's live files (no zlib, so Probe needs none).
-        .target(name: "Pprof", dependencies: ["PerfReport"], path: "Sources/Support/Pprof"),
+        .target(name: "Pprof", dependencies: ["PerfReport"], path: "Sources/Probe/Pprof"),
         // gzip for the CLI's pprof files.
-        .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Support/Gzip"),
+        .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Shared/Gzip"),
         // Results over commits: the store (SQLite, loaded at run time), change points along the
         // first-parent history, their wording. `perfkit history` and `run --history` use it.
-        .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Support/History"),
+        .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Bench/History"),
         // The store contract (Swift Testing checks over any ResultsStore, in-process and through an
         // executable), shared by HistoryTests (SQLite) and Integrations/PostgresHistory's tests.
         .target(
             name: "HistoryStoreContract", dependencies: ["History", "PerfReport"], path: "Tests/HistoryStoreContract"),
         // The self-contained HTML report (inline CSS and SVG, no network), and the history's page of
         // trends over commits.
-        .target(name: "HTMLReport", dependencies: ["PerfReport", "History"], path: "Sources/Support/HTMLReport"),
+        .target(name: "HTMLReport", dependencies: ["PerfReport", "History"], path: "Sources/Report/HTMLReport"),
         .target(
             name: "Probe",
             dependencies: [
                 "PerfReport", "CProbe", "ELFSymbols", "Pprof",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ], path: "Sources/Libraries/Probe",
+            ], path: "Sources/Probe/Probe",
             exclude: ["README.md"]
         ),
         .target(
             name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")],
-            path: "Sources/Libraries/ProbeNIO"),
+            path: "Sources/Probe/ProbeNIO"),
         .target(
             name: "ProbeServiceLifecycle",
             dependencies: ["Probe", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-            path: "Sources/Libraries/ProbeServiceLifecycle"
+            path: "Sources/Probe/ProbeServiceLifecycle"
         ),
         // The watchdog's costs as benchmarks (suite "Probe").
         .target(
             name: "ProbeBenchmarks",
             dependencies: [
                 "Harness", "Probe", "CProbe", "CProbeBenchmarks", .product(name: "Metrics", package: "swift-metrics"),
-            ], path: "Sources/Suites/ProbeBenchmarks"),
+            ], path: "Sources/Probe/Benchmarks"),
         // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
-        .target(name: "CProbeBenchmarks", path: "Sources/CShims/CProbeBenchmarks"),
+        .target(name: "CProbeBenchmarks", path: "Sources/Probe/CBenchmarks"),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an
         // executable hands in: perfkit's own and a user's benchmark executables share it.
         .target(
@@ -119,7 +119,7 @@ let package = Package(
                 "Harness", "PerfReport", "HTMLReport", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-            ], path: "Sources/Libraries/PerfkitMain"
+            ], path: "Sources/Bench/PerfkitMain"
         ),
         // Builds the package's benchmark executables with SwiftPM and runs them: no tool of its own
         // to locate, so it works the same whether perfkit is a path or a versioned dependency.
@@ -134,13 +134,29 @@ let package = Package(
                         reason: "perfkit writes reports under Reports/ (and the baseline or CI summary you name).")
                 ])
         ),
+        // Probe's commands in `perfkit` (stalls, symbolicate, startup, watch-demo, memory-demo) and the
+        // stall documents they write (folded, speedscope, offline symbolization).
+        .target(
+            name: "ProbeCommands",
+            dependencies: [
+                "PerfkitMain", "Harness", "PerfReport", "Probe", "ELFSymbols", "HTMLReport", "Pprof", "Gzip",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Sources/Probe/Commands"
+        ),
+        // PixelArt's `perfkit scale`.
+        .target(
+            name: "PixelArtCommands",
+            dependencies: [
+                "PerfkitMain", "PixelArt", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Sources/PixelArt/Commands"
+        ),
         .executableTarget(
             name: "PerfkitCLI",
             dependencies: [
-                "PerfkitMain", "Harness", "PerfReport", "DispatchBench", "PixelArt", "PixelArtBenchmarks", "Probe",
-                "ProbeBenchmarks", "ELFSymbols", "HTMLReport", "Pprof", "Gzip",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ], path: "Sources/Tools/PerfkitCLI"
+                "PerfkitMain", "Harness", "DispatchBench", "PixelArtBenchmarks", "ProbeBenchmarks", "ProbeCommands",
+                "PixelArtCommands",
+            ], path: "Sources/CLI/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
@@ -160,7 +176,7 @@ let package = Package(
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
-        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"], path: "Sources/Tools/probe-test-helper"),
+        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"], path: "Sources/Probe/TestHelper"),
         .testTarget(
             name: "ProbeTests",
             dependencies: [

@@ -347,7 +347,7 @@ extension CommandLineTests {
         #expect(
             lines.contains {
                 $0.frames.contains {
-                    $0.hasPrefix("PerfkitCLI.demoBusyLoop(milliseconds: Swift.Int) -> () (WatchDemoCommand.swift:")
+                    $0.hasPrefix("ProbeCommands.demoBusyLoop(milliseconds: Swift.Int) -> () (WatchDemoCommand.swift:")
                 }
             },
             "\(folded.stdout)")
@@ -358,7 +358,7 @@ extension CommandLineTests {
         file.checkWellFormed()
         let lockWait = try #require(file.shared.frames.first { $0.name.contains("demoLockWait") })
         #expect(
-            lockWait.file?.hasSuffix("Sources/Tools/PerfkitCLI/Commands/WatchDemoCommand.swift") == true, "\(lockWait)")
+            lockWait.file?.hasSuffix("Sources/Probe/Commands/WatchDemoCommand.swift") == true, "\(lockWait)")
         #expect((lockWait.line ?? 0) > 0)
 
         // Without --lines no file or line appears (watch-demo records none).

@@ -137,7 +137,7 @@ private struct Tables {
 
     /// Names are demangled. Frames record no mangled name, so the system name is left unset
     /// rather than the same: pprof would then take the name for C++ and cut it short (a Swift
-    /// name with `->` loses its parameters, `PerfkitCLI.demoBusyLoop -> `). A frame's line is where
+    /// name with `->` loses its parameters, `ProbeCommands.demoBusyLoop -> `). A frame's line is where
     /// it was sampled, not where its function starts: it goes in the location's line, and
     /// `start_line` stays unset.
     private mutating func function(of frame: ProfileFrame) -> UInt64 {

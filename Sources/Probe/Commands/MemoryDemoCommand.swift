@@ -8,8 +8,8 @@ import Probe
     import Glibc
 #endif
 
-struct MemoryDemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct MemoryDemoCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "memory-demo",
         abstract:
             "Run an instance into an out-of-memory kill, restart it, and show what Probe's memory watch reported.",
@@ -31,11 +31,13 @@ struct MemoryDemoCommand: ParsableCommand {
     @Option(help: .hidden) var breadcrumb: String?
     @Option(help: .hidden) var jsonLines: String?
 
-    func validate() throws {
+    package func validate() throws {
         if limitMebibytes < 32 { throw ValidationError("--limit-mib must be at least 32") }
     }
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         if let child, let breadcrumb, let jsonLines {
             return runChild(child, breadcrumb: breadcrumb, jsonLines: jsonLines)
         }

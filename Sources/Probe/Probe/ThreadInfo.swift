@@ -2,7 +2,7 @@
 // sampler reads either's registers. Another target is refused here rather than built to misread
 // threads.
 #if !(os(Linux) && (arch(x86_64) || arch(arm64)))
-    #error("Probe supports Linux on x86-64 and arm64 only (see Sources/Libraries/Probe/README.md)")
+    #error("Probe supports Linux on x86-64 and arm64 only (see Sources/Probe/Probe/README.md)")
 #endif
 
 import CProbe

@@ -56,7 +56,7 @@ _Static_assert(sizeof(uintptr_t) == 8, "aarch64 frame records hold 64-bit words"
 #else
 // Registers, frame-record rules and call encodings are known for these two only: elsewhere this
 // file would misread stacks rather than fail.
-#error "Probe's sampler unwinds Linux x86-64 and aarch64 stacks only (see Sources/Libraries/Probe/README.md)"
+#error "Probe's sampler unwinds Linux x86-64 and aarch64 stacks only (see Sources/Probe/Probe/README.md)"
 #endif
 
 // A code address as stored: without a pointer-authentication signature. `xpaclri` (a hint, so a

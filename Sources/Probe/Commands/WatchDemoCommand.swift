@@ -10,8 +10,8 @@ import Probe
     import Glibc
 #endif
 
-struct WatchDemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct WatchDemoCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "watch-demo",
         abstract: "Watch this program's main queue while it stalls on purpose, and show the stall reports.",
         discussion: """
@@ -45,14 +45,16 @@ struct WatchDemoCommand: ParsableCommand {
         static var formats: OutputFormats { OutputFormats(argument: "json,html")! }
     }
 
-    func validate() throws {
+    package func validate() throws {
         if thresholdMilliseconds < 10 { throw ValidationError("--threshold-ms must be at least 10") }
         if stallMilliseconds <= thresholdMilliseconds {
             throw ValidationError("--stall-ms must be longer than --threshold-ms, or nothing stalls")
         }
     }
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         let formats = destination.formats
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let jsonLines = writer.directory.appendingPathComponent("stalls.jsonl").path

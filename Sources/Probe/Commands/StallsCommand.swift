@@ -7,8 +7,8 @@ import PerfReport
 import Gzip
 import Pprof
 
-struct StallsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StallsCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "stalls",
         abstract:
             "Export the sampled stacks of Probe stalls: folded stacks, speedscope, HTML flame graphs or a pprof profile.",
@@ -84,7 +84,7 @@ struct StallsCommand: ParsableCommand {
     @Option(help: "With --lines: the llvm-symbolizer or addr2line to run (default: llvm-symbolizer next to swift).")
     var symbolizer: String?
 
-    func validate() throws {
+    package func validate() throws {
         if list {
             if format != nil || output != nil || split != nil || lines {
                 throw ValidationError("--list prints the stalls; it takes no --format, --output, --split or --lines")
@@ -110,7 +110,9 @@ struct StallsCommand: ParsableCommand {
         if symbolizer != nil && !lines { throw ValidationError("--symbolizer is used with --lines only") }
     }
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         var warnings: [String] = []
         let document = try StallDocument.load(path: input, warnings: &warnings)
         for warning in warnings { printError("warning: \(warning)\n") }

@@ -4,8 +4,8 @@ import Dispatch
 import Foundation
 import PixelArt
 
-struct ScaleCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ScaleCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "scale",
         abstract: "Scale PNG images with nearest-neighbour (pixel art stays crisp).",
         discussion: """
@@ -56,7 +56,7 @@ struct ScaleCommand: ParsableCommand {
             """)
     var kernelRepeats: Int = 1
 
-    func validate() throws {
+    package func validate() throws {
         guard (0...9).contains(compression) else { throw ValidationError("--compression must be 0…9") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
         guard kernelRepeats >= 1 else { throw ValidationError("--kernel-repeats must be at least 1") }
@@ -68,7 +68,9 @@ struct ScaleCommand: ParsableCommand {
         if outputDir != nil, paths.isEmpty { throw ValidationError("no input files") }
     }
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         let target = size.target
         guard let outputDir else {
             try scaleFile(input: paths[0], output: paths[1], target: target)

@@ -7,7 +7,7 @@
 /// - ``Symbolicator`` turns program counters into demangled Swift names using the ELF symbol
 ///   tables of the loaded modules, so internal functions of the executable resolve too.
 ///
-/// See `Sources/Libraries/Probe/README.md` for the signal Probe uses and how to embed it.
+/// See `Sources/Probe/Probe/README.md` for the signal Probe uses and how to embed it.
 import CProbe
 
 /// The calling thread's stack as program counters, innermost first (libunwind, no signal).

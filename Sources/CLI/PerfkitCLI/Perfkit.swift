@@ -1,4 +1,6 @@
 import PerfkitMain
+import PixelArtCommands
+import ProbeCommands
 
 /// perfkit's own command line: the generic commands over perfkit's suites, through the same entry
 /// point a user's benchmark executable calls, and the commands of perfkit's other parts.

@@ -10,8 +10,8 @@ import Synchronization
     import Glibc
 #endif
 
-struct StartupCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StartupCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "startup",
         abstract: "Launch a program several times and time its startup phases.",
         discussion: """
@@ -44,7 +44,7 @@ struct StartupCommand: ParsableCommand {
         case warm, cold
     }
 
-    func validate() throws {
+    package func validate() throws {
         if command.isEmpty {
             throw ValidationError("give the command to launch after --, e.g. perfkit startup -- ./app")
         }
@@ -54,7 +54,9 @@ struct StartupCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         let launcher = StartupLauncher(command: command)
         let evict: [String]
         do {

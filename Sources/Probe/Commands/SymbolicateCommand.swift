@@ -4,8 +4,8 @@ import ELFSymbols
 import Foundation
 import PerfReport
 
-struct SymbolicateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SymbolicateCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "symbolicate",
         abstract: "Add file:line to the stall stacks of a report or a Probe JSON-lines file.",
         discussion: """
@@ -24,7 +24,9 @@ struct SymbolicateCommand: ParsableCommand {
     @Option(help: "The llvm-symbolizer or addr2line to run (default: llvm-symbolizer next to swift).")
     var symbolizer: String?
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         var warnings: [String] = []
         let document = try StallDocument.load(path: input, warnings: &warnings)
         for warning in warnings { printError("warning: \(warning)\n") }
