@@ -159,14 +159,9 @@ public final class BenchmarkRunner {
 
     /// Finds an iteration count whose run lasts at least the target sample time: grow geometrically
     /// until a run takes a measurable time, scale linearly towards the target, and keep scaling until
-    /// a run at the count really lasts that long.
-    ///
-    /// Why the first run is not timed, a count is accepted only when a second run confirms it, and
-    /// an extrapolated count is checked: the first run of a fresh instance can cost milliseconds that
-    /// later runs do not (two lock threads waking for the first time took longer than 30 lock
-    /// batches), and a count extrapolated from it stayed for the whole run. Two-thread lock cases
-    /// then ran 8 batches per sample in one process and 300 in the next, and the fixed cost of waking
-    /// the threads, spread over so few, moved their per-operation times by a third between processes.
+    /// a run at the count really lasts that long. The first run is not timed and a count needs a second
+    /// run to confirm it: a fresh instance's first run can cost milliseconds later runs do not
+    /// (docs/dispatchbench-findings.md#why-the-10th-percentile-and-what-two-threads-needed).
     func calibrate(_ instance: any BenchmarkInstance) -> Int {
         let target = configuration.targetSampleNanoseconds
         instance.run(iterations: 1)
@@ -189,10 +184,8 @@ public final class BenchmarkRunner {
     }
 
     /// Runs the instance for `seconds`, in steps of a tenth of a sample's iterations, and at least
-    /// one step. Why steps smaller than a sample: a visit that takes one sample from a fresh instance
-    /// (a GCD comparison) has a warm-up of about a millisecond, and a whole sample's worth of warm-up
-    /// doubled the cost of its visit, half of a default run's time, for nothing that a tenth does not
-    /// do as well: the instance's threads are awake and its memory touched after the first step.
+    /// one step: the first step wakes its threads and touches its memory, while a whole sample per
+    /// step doubled the cost of a one-sample visit (a GCD comparison's).
     func warmUp(_ instance: any BenchmarkInstance, iterations: Int, seconds: Double, shouldStop: () -> Bool) {
         let step = max(1, iterations / 10)
         let end = MonotonicClock.now() + UInt64(seconds * 1e9)

@@ -157,14 +157,9 @@ public struct ChangePointDetector: Sendable {
     /// The larger two-sided p-value of Student's t-test (pooled variance) and Welch's (each side its
     /// own) between two samples of at least two values each: a change must convince both.
     ///
-    /// Each alone cries wolf where one side is short. Student's, as Otava uses (scipy's default),
-    /// pools the spread, so a short side that is wild by chance borrows the long side's calm: in 20
-    /// runs of one perfkit build, the last two taken while another build started beside them, it
-    /// found 13 "changes" in 262 series, every one a level of 2–4 runs whose own interval spanned
-    /// more than the shift (2026-11-26, docs/history.md). Welch's trusts a short side's own spread,
-    /// so two values that lie close together by chance look like a level: 3 false points in 50
-    /// seeded noise series of 30 (`ChangePointTests`). Both agree on a real shift. Two samples
-    /// without spread (exact counts) differ for certain when their means do, and not when they do not.
+    /// Each alone cries wolf where one side is short, in opposite ways; both agree on a real shift
+    /// (docs/history.md#change-points). Two samples without spread (exact counts) differ for certain
+    /// when their means do, and not when they do not.
     static func tTestPValue(_ x: ArraySlice<Double>, _ y: ArraySlice<Double>) -> Double {
         let (mx, my) = (mean(x), mean(y))
         let (nx, ny) = (Double(x.count), Double(y.count))

@@ -45,11 +45,9 @@ public enum ExternalTool {
     /// Runs `executable` and returns its standard output; standard error is discarded. Throws when
     /// it cannot start or exits with a non-zero status.
     ///
-    /// Spawned directly (posix_spawn, a pipe, waitpid) rather than with Foundation's `Process`,
-    /// which starts a socket-manager thread and Dispatch workers to watch the child. Those threads
-    /// outlive the call and allocate when they wake or exit, so inside a benchmark process they
-    /// added stray allocations to whichever sample was being counted (seen as one extra allocation
-    /// in a 25-second PNG encode under callgrind).
+    /// Spawned directly (posix_spawn, a pipe, waitpid) rather than with Foundation's `Process`, whose
+    /// watcher threads outlive the call and allocate when they wake or exit: stray allocations in
+    /// whichever sample was being counted (docs/regression-gate.md, "What it took").
     public static func output(of executable: String, _ arguments: [String]) throws -> Data {
         var pipe: [Int32] = [-1, -1]
         guard Glibc.pipe(&pipe) == 0 else {

@@ -1,16 +1,10 @@
 import Foundation
 import PerfReport
 
-/// Which instruction counts are deterministic enough to gate on.
-///
-/// Under callgrind a single-threaded body executes the same instructions every time, but not
-/// every body is: work spread over threads (dispatch queues, parallel loops) counts the pool's
-/// spinning and waiting, and some library code takes address-dependent paths (a large `memcpy`
-/// differed by 27% between two processes here, identical within each: threads earlier in the
-/// same process leave the heap in a different state). So `perfkit baseline update` measures
-/// several times and marks every benchmark whose counts moved, within a run or between
-/// the runs, by more than `tolerancePercent`; the gate skips those with a note, as it does any
-/// current run whose own samples disagree.
+/// Which instruction counts are deterministic enough to gate on: under callgrind, threaded work counts
+/// the pool's waiting and some library paths depend on addresses (a large `memcpy`: 27% between two
+/// processes). `perfkit baseline update` marks every benchmark whose counts moved by more than
+/// `tolerancePercent`; the gate skips those with a note, as it does a current run whose samples disagree.
 public enum InstructionDeterminism {
     public static let rule = "instructions-not-deterministic"
     /// The same for allocation counts (a cache that fills differently from run to run).

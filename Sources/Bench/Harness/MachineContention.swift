@@ -1,15 +1,8 @@
 import PerfReport
 
-/// Whether one side of a time comparison was measured on a busier machine than the other, from
-/// what each sample recorded: the process's CPU time against its wall time, and the involuntary
-/// context switches (the scheduler taking the CPU away).
-///
-/// Why CPU time against wall time: a benchmark that computes on one thread is on a CPU for its
-/// whole sample on a quiet machine (CPU/wall 1.000 for all four collections benchmarks of
-/// Examples/collections-gate, 2026-11-25), while with two CPU-bound neighbours on this 2-vCPU
-/// machine it got 0.52–0.65 of its wall time and its wall-time median rose by up to 90%; its CPU
-/// time stayed within the quiet runs' range. Load average and run-queue length describe the whole
-/// machine over a minute; this describes the benchmark's own samples.
+/// Whether one side of a time comparison ran on a busier machine than the other, from its own samples
+/// (not the machine's load average): CPU time against wall time (1.000 for a one-thread benchmark on a
+/// quiet machine) and involuntary context switches (docs/regression-gate.md, "A busy machine is not a regression").
 struct MachineContention: Equatable {
     /// Σ CPU time / Σ wall time of each side's samples.
     var baselineOnCPU: Double

@@ -1,19 +1,10 @@
 import Foundation
 import PerfReport
 
-/// A time comparison whose unit is the process, not the sample: what a benchmark's samples share
-/// within one process (Swift's per-process hash seed, the heap's and stack's placement, the
-/// machine's state of that minute) moves its median from one process to the next, while its
-/// samples vary far less among themselves. A candidate is always a new process, so the question is
-/// whether its level lies outside what separate processes of the baseline's build show.
-///
-/// Why: `OrderedSet`'s median moved 16% between two processes of the same binary (issue #36), and a
-/// sample-level test, seeing 25 tight samples on each side, called that a regression. Here the
-/// per-process medians are compared on a log scale, the spread between processes estimated from
-/// the baseline's (or the current side's when the baseline ran in one), and the current side's level taken as one new draw from
-/// the baseline's processes (a t prediction interval), so a difference inside that spread is no
-/// change, and the interval it gives is as wide as the processes make it. The baseline's processes
-/// should therefore span the machine's variation: more of them, over a longer time, sharpen it.
+/// A time comparison whose unit is the process, not the sample: a median moves between processes (hash
+/// seed, layout, the machine's minute) by more than samples vary within one, so the current side's level
+/// (log scale) counts as one new draw from the baseline's processes, a t prediction interval: a
+/// difference inside their spread is no change (docs/regression-gate.md, "Per-process levels, measured and used").
 struct ProcessLevelComparison: Equatable {
     /// Geometric means of each side's process medians.
     var baselineLevel: Double
@@ -46,8 +37,8 @@ struct ProcessLevelComparison: Equatable {
         guard spread > 0 || reference.count >= 3 else { return nil }
         // The current side counts as one process however many it ran: they ran one after another,
         // in one state of the machine, so averaging them removes their own differences (hash seeds,
-        // layout) but not the machine's drift. Taking them for independent draws called innocent
-        // benchmarks regressed whenever a candidate's minute was a slow one (issue #36's trials).
+        // layout) but not the machine's drift; as independent draws, a candidate's slow minute called
+        // innocent benchmarks regressed (docs/regression-gate.md, "Per-process levels, measured and used").
         let standardError = spread * (1 / Double(old.count) + 1).squareRoot()
         let difference = newMean - oldMean
 

@@ -51,21 +51,15 @@ public struct RunConfiguration: Sendable {
     }
 
     /// `perfkit run`'s default: a benchmark stops once its answer is clear (``SequentialStopping``),
-    /// and one that takes every sample from a fresh visit stops at 40 visits at the most, decided or
-    /// not. Looks at 20 visits (the fewest pairs a timing claim is judged on) and 30. Most of
-    /// DispatchBench's GCD claims are decided at 20; the few close calls (within a few percent of
-    /// their line, or between two regimes) stay open at 40 as at 150.
-    ///
-    /// Samples of about 16 ms (half the thorough profile's budget) and half its warm-up: a GCD
-    /// comparison's evidence is the spread between fresh visits, which a longer sample does not
-    /// narrow, and perfkit's whole suite then answers in 1.5–2 minutes here (docs/measurement.md has
-    /// the verdicts of default and thorough runs side by side).
+    /// one that takes every sample from a fresh visit at 40 visits, decided or not (looks at 20 and 30).
+    /// Half the thorough profile's sample time and warm-up: a GCD comparison's evidence is the spread
+    /// between fresh visits (docs/measurement.md#how-long-a-run-measures-default-quick-thorough).
     public static let standard = RunConfiguration(
         timeBudgetSeconds: 0.5, warmupSeconds: 0.05, maximumFreshVisits: 40,
         stopping: SequentialStopping(looks: [20, 30]))
 
-    /// Every benchmark takes all its samples: 100–200 one-sample visits for a GCD comparison (about
-    /// 9 minutes for perfkit's own suites here), for the close calls that 40 leave open.
+    /// Every benchmark takes all its samples: 100–200 one-sample visits for a GCD comparison, for the
+    /// close calls that 40 leave open.
     public static let thorough = RunConfiguration()
 
     /// The CI configuration: fewer, shorter samples in one round (`perfkit ci` interleaves whole

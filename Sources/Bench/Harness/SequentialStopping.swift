@@ -29,13 +29,9 @@ public struct SequentialStopping: Sendable, Equatable {
     }
 
     /// Whether a benchmark without a claim is measured precisely enough: the 95% interval of its
-    /// median within ±``relativeError``, and every visit's median within as much of the overall one.
-    ///
-    /// Why the visits too: the interval says how well the samples so far pin the median, not how
-    /// far a visit's instance and layout move it. Stopped on the interval alone after three visits,
-    /// `Harness/baseline/allocate-array` spread by 19% between processes (5 processes, 2026-11-24),
-    /// where all five visits had kept it within 2% (2026-11-22): its visits disagree by more than its
-    /// samples within one.
+    /// median within ±``relativeError``, and every visit's median within as much of the overall one:
+    /// visits (instance, layout) can disagree by more than the samples within one
+    /// (docs/measurement.md#stability).
     public func isPrecise(_ result: BenchmarkResult) -> Bool {
         let statistics = result.wallTime
         guard statistics.median > 0 else { return true }

@@ -3,14 +3,10 @@ import Foundation
 /// The centre of a sample of paired differences with its confidence interval: the Hodges–Lehmann
 /// estimate (the median of the Walsh averages, (dᵢ + dⱼ) / 2 for every i ≤ j) and the two Walsh
 /// averages that the exact distribution of Wilcoxon's signed-rank statistic puts at the interval's
-/// ends. Nothing is assumed about the shape of the differences beyond symmetry about their centre,
-/// which the log ratio of two samples taken side by side has when the noise of the two sides has one
-/// shape.
+/// ends. It assumes only that the differences are symmetric about their centre.
 ///
-/// Why not the median of the differences: on roughly normal noise it uses 100 differences about as
-/// well as a mean of 64 would, the Hodges–Lehmann estimate about as well as a mean of 95, so its
-/// interval is about four fifths as wide (`Synchronization.Mutex` against `NSLock` at 99% reads × 2
-/// threads: 0.85×–0.96× against 0.85×–0.98× from the same 100 rounds, 2026-11-23).
+/// Not the median of the differences: on roughly normal noise this interval is about four fifths as
+/// wide (docs/dispatchbench-findings.md#how-times-are-compared).
 public struct SignedRankInterval: EstimateWithInterval, Equatable, Sendable {
     public var estimate: Double
     public var lower: Double

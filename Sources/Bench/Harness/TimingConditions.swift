@@ -2,10 +2,8 @@ import Foundation
 import PerfReport
 
 /// How a report's times were taken: natively or under valgrind, in which build configuration, on
-/// which processor. Times taken under different conditions do not compare: a report timed under
-/// callgrind runs 30–100× slower than a native one, so a native run gated on wall time against
-/// it came out "improved −97…−99%" on every benchmark and passed — a gate that could not fail.
-/// Exact counts (instructions, allocations) do not depend on any of these.
+/// which processor. Times taken under different conditions do not compare (callgrind runs 30–100×
+/// slower than native); exact counts (instructions, allocations) do not depend on any of these.
 public struct TimingConditions: Equatable, Sendable {
     /// True when the run's benchmarks executed under valgrind (`--instructions` on a machine
     /// without hardware counters re-executes the whole run under callgrind).

@@ -4,12 +4,9 @@
 
 /// SQLite's C API, loaded from the system's `libsqlite3.so.0` when a store is first opened.
 ///
-/// Loaded rather than linked: linking needs SQLite's headers and `libsqlite3.so` (Debian's
-/// `libsqlite3-dev`) on every machine that builds a package depending on PerfkitMain, while the
-/// runtime library is already on every machine that runs SwiftPM (`swift-build` and
-/// `swift-package` link `libsqlite3.so.0`; seen with Swift 6.3.1 on Debian 12, 2026-11-26). A
-/// machine without it gets a one-line error naming the package to install when a history command
-/// runs, and nothing else in perfkit needs it.
+/// Loaded rather than linked, so that building a package that depends on PerfkitMain needs no
+/// `libsqlite3-dev`: SwiftPM itself links the runtime library (docs/history.md#the-store). Without it,
+/// only the history commands fail, with a one-line error naming the package to install.
 struct SQLiteLibrary: @unchecked Sendable {  // Only C function pointers, set once by `load()`.
     typealias Database = OpaquePointer
     typealias Statement = OpaquePointer

@@ -63,21 +63,13 @@ struct ClaimedBenchmark: Sendable {
 }
 
 extension Benchmark.Scheduling {
-    /// GCD comparisons (hops; locks take 150, fan-outs 200): 100 samples in a full run, each
-    /// from a visit of its own spread over the run. Their times follow the host's state, which
-    /// changes every few tens of seconds on a VM; with five visits a run caught one or two states
-    /// and its verdicts followed them. With 50 one-sample visits, paired by round, `NSLock` against
-    /// `pthread_mutex` at 50% reads × 2 threads was 1.16× [0.93×–1.27×] in one run and 1.33×
-    /// [1.16×–1.43×] in the next; merging pairs of six such runs to 100 samples, the lowest interval
-    /// of the 2-thread lock comparisons started at 1.10× (2026-11-23). Quick runs stop at 20.
+    /// GCD comparisons (hops; locks take 150, fan-outs 200): 100 samples in a full run (20 in a quick
+    /// one), each from a visit of its own, so a run sees the host's states in proportion
+    /// (docs/dispatchbench-findings.md#the-constants-and-the-runs-that-set-them).
     static let gcdComparison = Self.everySampleAFreshVisit(sampleFactor: 4)
 
-    /// The lock family: 150 samples in a full run. `Synchronization.Mutex` against `NSLock` at 99%
-    /// reads × 2 threads is about 0.9× with a standard error of about 3% over 100 paired rounds, so
-    /// the upper end of its interval sat within a few percent of 1 and the verdict changed in 2 of 5
-    /// consecutive pairs of runs (0.84×–0.94×, upper ends 0.91×–1.02×). Re-judged on 150 rounds merged
-    /// from those runs, every upper end was 0.89×–0.96× (2026-11-23; that evening the host's state had
-    /// moved it to 1.07×–1.14×, clear of 1 either way). Makes a full run a few minutes longer.
+    /// The lock family: 150 samples in a full run, so that ratios near 0.9× stay clear of 1; it makes
+    /// a full run a few minutes longer (docs/dispatchbench-findings.md#the-constants-and-the-runs-that-set-them).
     static let lockComparison = Self.everySampleAFreshVisit(sampleFactor: 6)
 }
 

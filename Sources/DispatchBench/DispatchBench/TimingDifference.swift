@@ -2,30 +2,11 @@ import Foundation
 import Harness
 import PerfReport
 
-/// Whether one benchmark is faster or slower than another.
-///
-/// When both were sampled once in each of the same rounds (the GCD comparisons: a fresh visit per
-/// sample, a group's visits parameter by parameter, so that compared cases run a visit apart),
-/// the samples are compared in pairs: the Hodges–Lehmann estimate of the per-round ratio, with
-/// Wilcoxon's signed-rank 95% interval (`SignedRankInterval`). Otherwise, on a low quantile of each
-/// side's per-operation wall times — the 10th percentile when there are enough samples — with
-/// distribution-free 95% intervals that must not overlap. Either way a difference smaller than the
-/// minimum effect does not count. Every interval is at `DecisionLevel.current`: 95% in a finished
-/// run, 99% at a default run's interim looks and in a quick run.
-///
-/// Why pairs: on this kind of machine (a shared 2-vCPU VM) the host slows a vCPU by up to 1.7×
-/// for stretches of a fraction of a second to seconds, and a sample taken then is slow whatever it
-/// measures. How many samples such stretches caught changed from run to run (`NSLock` alone on one
-/// thread: a fifth of the samples fast in one run, half in the next), and with it every unpaired
-/// statistic: the medians moved with it (22 verdict changes over 7 pairs of runs), and the 10th
-/// percentile's interval reached into the slow samples whenever fewer than a fifth were fast, so
-/// `NSLock` against `pthread_mutex` (1.15×) was significant in one run and not in the next. Two
-/// samples taken a visit apart (about 70 ms) mostly fall in the same stretch and their ratio does
-/// not see it: the paired ratio was 1.16×, 1.14× and 1.15× in three processes, whichever stretch
-/// dominated each (2026-11-23).
-///
-/// Why the low quantile when unpaired: slow stretches only ever add time, so the samples the host
-/// did not slow are the cost of the code itself. Not the minimum: one lucky sample would decide it.
+/// Whether one benchmark is faster or slower than another, at `DecisionLevel.current`; a difference
+/// smaller than the minimum effect never counts. Samples taken in the same rounds are compared in pairs
+/// (Hodges–Lehmann ratio, Wilcoxon signed-rank interval: the host's slow stretches hit both sides);
+/// otherwise a low quantile of each (slow stretches only add time), whose distribution-free intervals
+/// must not overlap (docs/dispatchbench-findings.md#how-times-are-compared).
 struct TimingDifference: Equatable, Sendable {
     enum Direction: Equatable, Sendable { case lower, higher, notSignificant }
 
@@ -39,20 +20,12 @@ struct TimingDifference: Equatable, Sendable {
     /// of a handful of pairs has an interval too wide to decide anything.
     static let minimumPairs = 20
     /// A side whose 90th percentile is more than this many times its 10th switches between regimes
-    /// from visit to visit rather than between the host's states (those stay within 2–3×): a serial
-    /// queue's `sync` from two threads took 0.3–0.5 ms per 1000 accesses in visits where the threads
-    /// did not convoy and 5–30 ms where they did, 9–74× between its 10th and 90th percentiles in every
-    /// run, and a run's share of convoys (a fifth in one process, most in the next) decided every
-    /// statistic of it, paired or not.
+    /// (a lock convoy or not) from visit to visit; the host's states stay within 2–3×
+    /// (docs/dispatchbench-findings.md#how-times-are-compared).
     static let regimeSpread = 5.0
     /// With such a side, a difference counts only when the case was faster (or slower) in at least
-    /// this share of the paired rounds, significantly: whichever regime each visit caught, it was
-    /// faster in three rounds of four. Judged on the 75th (or 25th) percentile of the per-round
-    /// ratios, whose distribution-free interval must exclude 1. The regime side's 10th–90th
-    /// percentile range, compared before, followed the tail of the convoys: the serial queue's 90th
-    /// percentile at 50% reads × 2 threads was 5.5 ms in one process and 22.8 ms in the next, so the
-    /// barrier reader–writer (13–16 ms at its 10th) was "slower whatever the regime" in one run and
-    /// not in the next, though it was slower in 89–100 of 100 paired rounds in both (2026-11-23).
+    /// this share of the paired rounds, significantly: the 75th (or 25th) percentile of the per-round
+    /// ratios, whose distribution-free interval must exclude 1, whichever regime each visit caught.
     static let regimeShare = 0.75
 
     var direction: Direction

@@ -67,12 +67,9 @@ final class ScaleState {
     }
 }
 
-/// memset and memcpy of every scaler output size: what merely writing the output costs here.
-/// They are references that measure the machine's memory bandwidth, not perfkit's code, and a
-/// neighbour's memory traffic moves them by tens of percent between the A and B runs of a time gate
-/// (gate-check, 2026-11-22: memcpy-3000x1700x4 +16.9% on an unchanged tree, CI +6.8…+27.8%). The
-/// wide threshold keeps them from failing a gate on bandwidth noise while still catching a broken
-/// setup (buffers no longer page-touched cost several times more).
+/// memset and memcpy of every scaler output size: references for the machine's memory bandwidth, which
+/// a neighbour moves by tens of percent between a time gate's runs; 50% still catches a broken setup
+/// (buffers no longer page-touched cost several times more) (docs/pixelart.md#the-ceilings-in-the-time-gate).
 let ceilingThresholdPercent = 50.0
 
 let ceilingBenchmarks: [Benchmark] = {
@@ -139,11 +136,9 @@ let pngBenchmarks: [Benchmark] = [
         }),
     Benchmark(
         "PixelArt/png/encode-rgba8-4096-upscaled", throughput: { _ in .bytes(4096 * 4096 * 4) },
-        // Scaled on this thread: once a process has started a Dispatch worker, libdispatch's pool
-        // monitor wakes every second for the rest of its life and sometimes starts a thread, which
-        // allocates; under callgrind that landed as a stray 22nd allocation in this benchmark's
-        // single 25-second sample, and every later benchmark that reads /proc/self/maps saw a
-        // different number of thread stacks.
+        // Scaled on this thread: a process that has started a Dispatch worker keeps a pool monitor that
+        // now and then starts a thread, an allocation counted here and a stack in /proc/self/maps
+        // (docs/regression-gate.md, "What it took").
         setup: { _ in try pixelArtImage(width: 1024, height: 1024).scaled(to: .factor(4), threads: 1) },
         body: { image, iterations in
             for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }

@@ -107,11 +107,9 @@ static void filter_scanline(const band_job *job, uint32_t y, uint8_t *out, uint8
     if (mode >= 0) {
         chosen = mode;
     } else if (mode == CPNG_FILTER_CONTENT && y > 0 && (memcmp(row, previous, n) == 0 || repeats_across(row, n, job->bpp))) {
-        // A row that repeats the one above (every copy an integer upscale makes): Up is all zeros.
-        // The first row of such a run, when its pixels repeat across too (an upscale's row), gets
-        // Up as well: the difference of two upscaled rows repeats across, which deflate matches
-        // in long runs. Measured on ×4 upscales of pixel art and of noise: smaller and faster than
-        // the heuristic, which picks Sub there (2026-11-24, docs/pixelart.md).
+        // A row that repeats the one above (every copy an integer upscale makes): Up is all zeros. The
+        // first row of such a run, when its pixels repeat across too, gets Up as well: smaller and faster
+        // than the heuristic's Sub on ×4 upscales (docs/pixelart.md#the-png-writer-banded-parallel-filtered-by-content).
         chosen = 2;
     } else {
         // libpng's heuristic: the filter whose output has the smallest sum of signed magnitudes.

@@ -440,13 +440,11 @@ static void write_startup_file(void) {
     close(fd);
 }
 
-/// The only work done in every process that links Probe, watchdog or not: one clock read
-/// (clock_gettime, through the vDSO), the mark it makes in static memory, and one environment lookup;
-/// no allocation. Only a constructor sees the moment the loader and the runtime are done, which is
-/// what the "runtime-init" phase of a startup report times. The exit hook is registered only in a
-/// process `perfkit startup` launched (PERFKIT_STARTUP_FILE set). Registering it at the first mark
-/// instead, to spare other processes the lookup, cost every mark an atomic test: +12.4% instructions
-/// for `Probe/startup/mark-x64` (4,129 → 4,641 a 64-mark operation, the CI gate, 2026-11-26).
+/// The only work done in every process that links Probe: one clock read (vDSO), its mark in static
+/// memory and one environment lookup; no allocation. Only a constructor sees when the loader and runtime
+/// are done ("runtime-init"). The exit hook is registered here, only when PERFKIT_STARTUP_FILE is set: at
+/// the first mark, its atomic test cost every mark +12% instructions
+/// (docs/probe-in-a-server.md#the-startup-constructors-exit-hook).
 __attribute__((constructor)) static void cprobe_runtime_init(void) {
     runtime_init_ns = clock_ns(CLOCK_BOOTTIME);
     add_startup_mark("runtime-init", runtime_init_ns);

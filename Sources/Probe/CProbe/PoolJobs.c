@@ -118,10 +118,10 @@ static pool_entry *current_entry(void) {
     return entry;
 }
 
-// Jobs are stamped with CLOCK_MONOTONIC_COARSE: 6.6 ns a read here against 27 ns for
-// CLOCK_MONOTONIC (a C loop, 2026-11-25, TSC clocksource), two reads a job. Its resolution is the
-// kernel's tick (4 ms at HZ=250), ample for stalls of tens of milliseconds and more; it never runs
-// ahead of CLOCK_MONOTONIC, so a job's age read against the precise clock is at most a tick long.
+// Jobs are stamped with CLOCK_MONOTONIC_COARSE, two reads a job at a quarter of CLOCK_MONOTONIC's cost
+// (docs/probe-in-a-server.md#what-really-stalls-a-swift-server-and-what-watching-costs-at-rest). It is good
+// to a kernel tick (4 ms at HZ=250) and never runs ahead of CLOCK_MONOTONIC, so a job's age read against the
+// precise clock is at most a tick too long.
 static inline uint64_t coarse_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);

@@ -93,13 +93,11 @@ enum FramePointerCode {
         return (modules, ranges, images)
     }
 
-    /// Reads the first bytes of up to 1,000 functions (spread over the module) from the module's
-    /// file with `pread`, not from where the code is mapped: reading the mapped code made every
-    /// code page of every module resident (the kernel maps 64 KiB around each page fault), which
-    /// was most of the 14 MB an idle watched service had over an unwatched one. 1,000 functions
-    /// tell Swift modules (0.8–1.0 with a frame record) from C built without frame pointers (under
-    /// 0.2) with a standard error under 2%. Functions under 32 bytes are left out: thunks and tiny
-    /// leaves have no prologue in any module.
+    /// Reads the first bytes of up to 1,000 functions (spread over the module) from the module's file
+    /// with `pread`: reading the mapped code made nearly every code page resident, most of the 14 MB an
+    /// idle watched service had (docs/probe-in-a-server.md#what-really-stalls-a-swift-server-and-what-watching-costs-at-rest).
+    /// 1,000 tell Swift modules (0.8–1.0 with a frame record) from C without frame pointers (under 0.2)
+    /// with a standard error under 2%. Functions under 32 bytes (thunks, tiny leaves) are left out.
     private static func countFrameRecords(_ image: ELFImage, mappings: [Symbolicator.Mapping]) -> (Int, Int) {
         let functions = image.functionRanges.filter { $0.size >= 32 }
         guard !functions.isEmpty else { return (0, 0) }

@@ -4,9 +4,8 @@
 ///     let factory = PrometheusMetricsFactory(registry: registry)
 ///     factory.durationHistogramBuckets = ProbeMetrics.durationHistogramBuckets(threshold: .milliseconds(100))
 ///
-/// Without them a backend's default buckets apply: swift-prometheus's start at 5 ms and end at
-/// 10 s, so every stall fell in the few buckets above the threshold and the 5–100 ms ones stayed
-/// empty (a stall p50 read back as 0.375 s for stalls averaging 0.287 s).
+/// Without them a backend's default buckets apply (swift-prometheus's: 5 ms to 10 s), so stalls fall in
+/// the few buckets above the threshold and quantiles read from them are coarse (README.md#metrics).
 public enum ProbeMetrics {
     /// `probe_loop_lag_seconds`: 50 µs, 100 µs, 200 µs, … doubling up to 13.1 s (19 bounds). A
     /// healthy event loop answers a ping within tens of microseconds; a stall is hundreds of

@@ -2,15 +2,9 @@ import PerfReport
 
 /// The ring behind ``Watchdog/recentStalls``: the latest stall records, kept packed.
 ///
-/// A full record is mostly repetition: one ~120-byte `StackFrame` per node of its call tree and
-/// again per frame of its most frequent stack(s), though a watchdog's records share a few dozen
-/// distinct frames; a thread state of 16 bytes per sample per thread, though a thread stays in one
-/// state for long runs; a group key of several hundred bytes, though most records repeat one. In
-/// the 4-minute soak of `Examples/watched-service` (three watchdogs, 32 records each, stalls of
-/// 150–400 ms) rings keeping frames and group keys per record (states a byte a sample) grew the
-/// process's anonymous memory by 644 KiB from minute 1 to 4, against 88 KiB with one record per
-/// ring. Here frames and group keys are kept once per ring (``StallTables``), a call tree is three
-/// flat arrays indexing them, and thread states are runs. `records` rebuilds records equal to the ones added.
+/// A record is mostly repetition (frames, group keys, a thread state per sample), so frames and group
+/// keys are kept once per ring (``StallTables``), a call tree is three flat arrays indexing them, and
+/// thread states are runs (docs/probe-in-a-server.md#soak). `records` rebuilds records equal to the ones added.
 struct RecentStalls {
     private var ring: [PackedStall] = []
     private var tables = StallTables()

@@ -33,18 +33,14 @@ public struct WatchdogConfiguration: Sendable {
     /// too, with `ongoing: true` and the same `start`, and counted once in `probe_stalls_total`;
     /// its final record follows when it ends.
     public var reportOngoingAfter: Duration?
-    /// How often a target with nothing going on is looked at (one thread looks at every resting
-    /// watchdog; see `RestingClock`). Each look wakes a thread, which costs 50–85 µs of CPU on a VM
-    /// whose timer interrupts are VM exits. Nil (default): every half threshold (at most 250 ms)
-    /// while the target was seen working in the last 2 s, every threshold (at most 500 ms) once it
-    /// was not — an idle server watched at a 100 ms threshold pays 10 looks a second (under 0.1% of
-    /// a core there), 2.5 at the default 400 ms threshold. Set: looks at this interval always. The
-    /// price of a longer interval: a stall of a pinged target (an event loop, a queue) is timed from
-    /// the first look that finds it busy, so it is recorded up to one interval shorter than it was,
-    /// and one shorter than threshold + interval may be missed — the half-threshold looks while
-    /// active catch every stall of 1.5× the threshold; the first stall after 2 s of idleness is
-    /// caught from twice the threshold. Heartbeats and the pool's jobs stamp their own start and
-    /// are timed from it whatever the interval.
+    /// How often a target with nothing going on is looked at (one thread, `RestingClock`, looks at every
+    /// resting watchdog; a look is a thread wake-up). Nil (default): every half threshold (at most 250 ms)
+    /// while the target was seen working in the last 2 s, else every threshold (at most 500 ms): an idle
+    /// server at a 100 ms threshold pays under 0.1% of a core. Set: this interval always. A pinged
+    /// target's stall (event loop, queue) is timed from the first look that finds it busy: recorded up to
+    /// one interval short, and one shorter than threshold + interval may be missed (by default every stall
+    /// of 1.5× the threshold is caught, the first after 2 s idle from twice the threshold). Heartbeats and
+    /// pool jobs stamp their own start (docs/probe-in-a-server.md#what-really-stalls-a-swift-server-and-what-watching-costs-at-rest).
     public var restingLookInterval: Duration?
     /// The real-time signal used to ask the watched thread for its stack. Default `SIGRTMIN + 7`,
     /// or the `PROBE_SIGNAL` environment variable (`SIGRTMIN+N` or a number). See README.

@@ -3,14 +3,9 @@ import Foundation
 /// Where an ELF image's bytes come from: a file, read with `pread` through a descriptor held open
 /// for the image's life, or bytes already in memory (the kernel's vDSO, a test's data).
 ///
-/// Why the file is not memory-mapped: every page of a mapping that has been read counts in the
-/// process's resident memory (RssFile) for as long as the mapping lives. Probe's symbolicator keeps
-/// its images for the life of the process and reads a few more bytes of a string table for every
-/// new function it names, so mapped images made a server's RSS creep up for as long as it ran
-/// (+0.6 MB in the third to fourth minute of a stall soak; docs/probe-in-a-server.md). `pread`
-/// copies what is asked for out of the page cache into the caller's buffer, and the process keeps
-/// only what it chooses to keep. The descriptor, not the path, is read later, so a file replaced on
-/// disk by a rename (a deploy) keeps answering with the bytes it had when it was opened.
+/// Not memory-mapped: a mapped page once read stays in RSS while the mapping lives, and the symbolicator
+/// keeps its images for good, so mapped images made a server's RSS creep (docs/probe-in-a-server.md#soak).
+/// The descriptor, not the path, is read later: a file replaced by a rename (a deploy) keeps its old bytes.
 final class ELFSource: Sendable {
     private enum Storage {
         case file(descriptor: Int32)

@@ -4,21 +4,14 @@ import Harness
 /// Work items per fan-out, and the work in each (small, so the waiting mechanism dominates).
 let fanOutWidth = 8
 
-/// Fan-outs take 200 samples in a full run, twice the other GCD comparisons. The wait for a fan-out
-/// depends on the state of libdispatch's worker pool as well as the host's: paired by round, notify
-/// against `DispatchGroup.wait` was 1.08–1.30× over six runs of 100 samples, with intervals such as
-/// 0.95×–1.24× that reached 1 in some runs and not in others; merging pairs of those runs to 200,
-/// every interval excluded 1 (2026-11-23, 2 cores). A fan-out costs 20–80 µs, so the extra visits
-/// add about 30 s to a full run; quick runs stop at 20 samples (`RunConfiguration.maximumFreshVisits`).
+/// Fan-outs take 200 samples in a full run, twice the other GCD comparisons: their wait also depends
+/// on the state of libdispatch's worker pool (docs/dispatchbench-findings.md#the-constants-and-the-runs-that-set-them).
+/// Quick runs stop at 20 samples (`RunConfiguration.maximumFreshVisits`).
 let fanOutScheduling = Benchmark.Scheduling.everySampleAFreshVisit(sampleFactor: 8)
 
-/// How much faster or slower than `DispatchGroup.wait` the other ways of waiting must be to count.
-/// Their paired ratio moves from process to process by more than its interval within a run (the
-/// worker pool starts each process in its own state): the semaphore against `wait` came out 0.94×,
-/// 0.95×, 0.97× and 0.95× in four consecutive processes, each ±1%, so against the usual 5% line
-/// it was "faster" in two and "no meaningful difference" in the other two (2026-11-23). Notify
-/// against `wait` was 0.97×–1.01× that evening and 1.23×–1.42× that afternoon, either way clear
-/// of 10%. A difference under a tenth of a 20 µs fan-out is no reason to choose one over the other.
+/// How much faster or slower than `DispatchGroup.wait` the other ways of waiting must be to count:
+/// their ratio moves between processes by more than its interval within one, across a 5% line
+/// (docs/dispatchbench-findings.md#verdict-stability); under a tenth of a 20 µs fan-out decides nothing.
 let fanOutWaitMinimumEffect = 0.10
 
 @inline(never)

@@ -43,9 +43,8 @@ struct DrainedMainQueue {
 }
 
 /// How much more a hop to the main queue must cost than one to a private serial queue before the
-/// claim that it costs no more fails. A hop is a thread wake-up, and paired by round the two were
-/// 1.04× [0.97–1.17] in one run and 1.11× [1.00–1.36] in the next (2026-11-23, 2 cores): a 5% line
-/// put the same code on either side of it. 25% is also the hops' declared regression threshold.
+/// claim that it costs no more fails: a 5% line put the same code on either side of it from run to
+/// run (docs/dispatchbench-findings.md#the-constants-and-the-runs-that-set-them). 25% is also the hops' declared regression threshold.
 let hopMinimumEffect = 0.25
 
 let hopCases: [ClaimedBenchmark] = [

@@ -9,22 +9,15 @@ let lockBatch = 1000
 
 /// Read percentages and thread counts the lock benchmarks run at.
 let lockReadPercents = [50, 90, 99]
-/// One thread: what each mechanism costs when nobody else wants it, the common case. Two: one
-/// contending thread per core of this machine. More threads than cores were measured and dropped:
-/// then the time is the scheduler's slicing and lock convoys rather than the mechanism (serial-queue
-/// `sync` from 4 threads took 0.15 ms per batch in one run and 5.5 ms in the next, so the verdicts
-/// that compared it changed from run to run).
+/// One thread: what each mechanism costs uncontended. Two: one contending thread per core; with more
+/// threads than cores the time is the scheduler's slicing and lock convoys, not the mechanism
+/// (docs/dispatchbench-findings.md#why-the-10th-percentile-and-what-two-threads-needed).
 let lockThreadCounts = [1, 2]
 
-/// Batches per race when several threads contend: a sample runs its iterations as consecutive races
-/// of this many batches, each begun by all threads together. Two threads on one lock fall into one
-/// of two patterns for a whole race (one thread keeps the lock while the other sleeps, about the
-/// one-thread cost, or the lock passes back and forth, twice that) and the thread that finishes its
-/// share first leaves the other alone; with one race per sample each sample drew one pattern, so
-/// `NSLock` at 99% reads × 2 threads took 27 or 55 µs per 1000 accesses depending on the sample and
-/// the paired ratio to `Synchronization.Mutex` spread 0.46 in log (its interval 0.78×–1.04×,
-/// 2026-11-23). A sample of about 10 races averages the patterns. Each race costs one wake-up of
-/// the threads (about 40 µs here), about 1% of 100 batches.
+/// Batches per race when several threads contend: a sample runs consecutive races of this many
+/// batches, each begun by all threads together, so that it averages the two patterns a contended lock
+/// settles into for a whole race; a race's wake-up costs about 1% of it
+/// (docs/dispatchbench-findings.md#why-the-10th-percentile-and-what-two-threads-needed).
 let lockRaceBatches = 100
 
 /// In the order they are measured in, each next to what its claim compares it with (see `claim`),

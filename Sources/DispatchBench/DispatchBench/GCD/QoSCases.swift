@@ -101,11 +101,9 @@ let qosCases: [ClaimedBenchmark] = [
                 for qos in [DispatchQoS.QoSClass.background, .userInitiated] {
                     for _ in 0..<qosItemsPerClass {
                         DispatchQueue.global(qos: qos).async(group: group) {
-                            // CPU time, not wall time: an item spinning on the clock "finishes" when
-                            // its time is up even if it was preempted for most of it, so its place in
-                            // the order said when it started rather than how the scheduler shared the
-                            // cores. Rounds then tied in 48–241 of ~260 rounds per run (2026-11-23),
-                            // the most in a process where the classes' order did not show at all.
+                            // CPU time, not wall time: an item spinning on the clock finishes on time
+                            // even when preempted, so the order would not show how the cores were shared
+                            // (docs/dispatchbench-findings.md#why-the-10th-percentile-and-what-two-threads-needed).
                             spinOnCPU(microseconds: qosItemMicroseconds)
                             recorder.finished(qos, nice: currentThreadNice())
                         }
@@ -132,8 +130,7 @@ let qosCases: [ClaimedBenchmark] = [
                     fraction * 100, ahead, rounds, behind, rounds - ahead - behind, qosItemsPerClass, qosItemsPerClass,
                     qosItemMicroseconds, processorCount, p) + "; " + niceEvidence(result.counters)
             // The strength of the preference is in the evidence; the verdict asks only whether there is
-            // one. It moved between 59% and 84% of items from one run to the next (2026-11-22), so a line
-            // on its size, such as 60%, put the same machine on either side of it.
+            // one: its size moves too much between runs for a line (docs/dispatchbench-findings.md#the-constants-and-the-runs-that-set-them).
             // Not preferring .userInitiated significantly is no proof that it is not preferred: the
             // claim fails only when .background finished ahead in significantly more rounds. A run
             // whose rounds showed no significant order either way says "inconclusive" (a --quick run's

@@ -1,10 +1,8 @@
 import Synchronization
 
-/// A spinning barrier that lets `count` threads begin together. Threads woken by a semaphore wake
-/// one after another, tens of microseconds apart and, when the host is busy, a millisecond or more;
-/// a sample of a millisecond then had one thread done before the other began, and "two threads
-/// contending" measured one thread twice. Spinning rather than sleeping so that the last arrival
-/// releases the others at once, not after another wake-up.
+/// A spinning barrier that lets `count` threads begin together: threads woken by a semaphore start
+/// tens of microseconds to a millisecond apart, and "two threads contending" then measured one thread
+/// twice. Spinning, so that the last arrival releases the others at once, not after another wake-up.
 final class StartLine: Sendable {
     let count: Int
     private let arrived = Atomic<Int>(0)
