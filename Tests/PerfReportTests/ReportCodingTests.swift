@@ -68,7 +68,8 @@ import Testing
             baselineCreatedAt: nil, baselineEnvironment: nil, thresholdPercent: 5, alpha: 0.05,
             multipleComparisonControl: "holm", entries: [])
         comparison.entries = reasons.enumerated().map { index, reason in
-            ComparisonEntry(id: "S/g/\(index)", metric: .wallTime, thresholdPercent: 5, verdict: .regressed, reason: reason)
+            ComparisonEntry(
+                id: "S/g/\(index)", metric: .wallTime, thresholdPercent: 5, verdict: .regressed, reason: reason)
         }
         report.comparison = comparison
         let data = try ReportCoding.encode(report)

@@ -106,8 +106,8 @@ public enum ReportCoding {
         guard readable.contains(version) else {
             throw LoadError(
                 .unsupportedVersion(version), path: path,
-                problem: "schemaVersion \(version) is not supported (this perfkit reads \(readable.lowerBound) to \(readable.upperBound))"
-            )
+                problem: "schemaVersion \(version) is not supported "
+                    + "(this perfkit reads \(readable.lowerBound) to \(readable.upperBound))")
         }
         do {
             var report = try decoder().decode(Report.self, from: data)
