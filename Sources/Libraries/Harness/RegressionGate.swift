@@ -84,7 +84,7 @@ public struct RegressionGate: Sendable {
     }
 
     /// One look: every benchmark's verdict on the basis, then the review of shared slowdowns.
-    public func compare(baseline: Report, current: Report) -> Comparison {
+    package func compare(baseline: Report, current: Report) -> Comparison {
         var comparison: Comparison
         switch basis {
         case .time(let metric):

@@ -89,6 +89,11 @@ struct RunCommand: ParsableCommand {
                 """))
     var processes = 1
 
+    /// Given by `--processes` to each child it starts (``ProcessRuns``): measure here and write only
+    /// the JSON report under this folder.
+    @Option(name: .customLong("child-report-directory"), help: .hidden)
+    var childReportDirectory: String?
+
     func validate() throws {
         if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
         if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
@@ -102,11 +107,6 @@ struct RunCommand: ParsableCommand {
         }
         try comparison.validate()
     }
-
-    @Option(
-        name: .customLong("child-report-directory"),
-        help: .hidden)
-    var childReportDirectory: String?
 
     func run() throws {
         if buildConfiguration == "debug" && !allowDebugBuild {
