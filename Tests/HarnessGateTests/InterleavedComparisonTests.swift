@@ -72,60 +72,6 @@ import Testing
 
     // MARK: - Re-running suspects
 
-    /// A comparison of `id` with the current side `slowdown` times the baseline, from spread samples.
-    func compare(_ ids: [String: Double], phase: Int = 0) -> Comparison {
-        let baseline = ids.keys.sorted().map {
-            GateFixtures.result(
-                $0, nanosecondsPerOperation: GateFixtures.spread(count: 24, mean: 100, relativeSpread: 0.02))
-        }
-        let current = ids.keys.sorted().map { id in
-            GateFixtures.result(
-                id,
-                nanosecondsPerOperation: GateFixtures.spread(
-                    count: 24, mean: 100 * ids[id]!, relativeSpread: 0.02, phase: phase))
-        }
-        return Comparator().compare(
-            baseline: GateFixtures.report(baseline), current: GateFixtures.report(current), metric: .cpuTime)
-    }
-
-    @Test func onlyRegressionsAreSuspects() {
-        let first = compare(["S/g/slower": 1.2, "S/g/same": 1.0, "S/g/faster": 0.8])
-        #expect(first.entries.first { $0.id == "S/g/faster" }?.verdict == .improved)
-        #expect(InterleavedComparison.suspects(first) == ["S/g/slower"])
-    }
-
-    @Test func aRegressionTheRerunConfirmsStands() throws {
-        let first = compare(["S/g/slower": 1.2, "S/g/same": 1.0])
-        let rerun = compare(["S/g/slower": 1.2], phase: 3)
-        let final = InterleavedComparison.confirm(first: first, rerun: rerun)
-        let entry = try #require(final.entries.first { $0.id == "S/g/slower" })
-        #expect(entry.verdict == .regressed)
-        #expect(entry.metric == .cpuTime)
-        #expect(entry.explanation.hasPrefix("confirmed by a re-run: "))
-        #expect(final.entries.first { $0.id == "S/g/same" } == first.entries.first { $0.id == "S/g/same" })
-        #expect(final.hasRegression)
-    }
-
-    @Test func aRegressionTheRerunDoesNotConfirmIsDropped() throws {
-        // A neighbour's burst made the first pass look 20% slower; the re-run sees no change.
-        let first = compare(["S/g/flaky": 1.2, "S/g/same": 1.0])
-        let rerun = compare(["S/g/flaky": 1.0], phase: 5)
-        let final = InterleavedComparison.confirm(first: first, rerun: rerun)
-        let entry = try #require(final.entries.first { $0.id == "S/g/flaky" })
-        #expect(entry.verdict == .noChange)
-        #expect(entry.explanation.contains("was not confirmed by a re-run"))
-        #expect(!final.hasRegression)
-        #expect(final.entries.count == first.entries.count)
-    }
-
-    @Test func aSuspectTheRerunMissedStaysRegressed() throws {
-        let first = compare(["S/g/slower": 1.2])
-        let rerun = compare([:])
-        let final = InterleavedComparison.confirm(first: first, rerun: rerun)
-        #expect(final.entries.first?.verdict == .regressed)
-        #expect(final.entries.first?.explanation.hasSuffix("so the regression stands") == true)
-    }
-
     @Test func theRerunFilterMatchesExactlyTheSuspects() throws {
         let ids = ["Pixel/scale/nearest[64]", "S/g/a.b", "S/g/c"]
         let pattern = InterleavedComparison.filter(matchingExactly: ids)

@@ -13,7 +13,7 @@ import Testing
 
     /// What the test and the ratio's interval found, when they decided the entry.
     static func outcome(_ entry: ComparisonEntry) -> ComparisonReason.TestedOutcome? {
-        guard case .tested(_, _, _, _, let outcome) = entry.reason?.finding else { return nil }
+        guard case .tested(_, _, _, _, let outcome) = entry.reason.finding else { return nil }
         return outcome
     }
 
@@ -297,7 +297,7 @@ import Testing
         let fallback = try entry(1000, nil)
         #expect(fallback.metric == .wallTime)
         #expect(fallback.pValue != nil)
-        #expect(fallback.reason?.substitution == .notMeasured(.instructions))
+        #expect(fallback.reason.substitution == .notMeasured(.instructions))
         #expect(fallback.explanation.hasPrefix("instructions per operation not measured on both sides"))
     }
 
@@ -347,7 +347,7 @@ import Testing
         let entry = try Self.entry(comparator.compare(baseline: baseline, current: current), "s/g/x")
         #expect(entry.verdict == .withinNoise)
         #expect(entry.pValue == nil)
-        #expect(entry.reason?.finding == .noSamples(in: .baseline))
+        #expect(entry.reason.finding == .noSamples(in: .baseline))
     }
 
     @Test func nonPositiveBaselineMedianHasNoRatio() {
@@ -355,7 +355,7 @@ import Testing
             id: "s/g/empty", baseline: [-0.1, 0, 0, 0.1, -0.2], current: [1, 1.1, 0.9, 1, 1])
         #expect(entry.ratio == nil)
         #expect(entry.verdict == .withinNoise)
-        guard case .ratioUndefined(let median, let p) = entry.reason?.finding else {
+        guard case .ratioUndefined(let median, let p) = entry.reason.finding else {
             Issue.record("no ratio-undefined finding: \(entry.explanation)")
             return
         }
@@ -371,6 +371,6 @@ import Testing
             current: [1e-15, 2e-15, 1e-15, 3e-15, 2e-15])
         #expect(entry.verdict == .noChange)
         #expect(entry.ratio == nil)
-        #expect(entry.reason?.finding == .belowMeasurableFloor(nanoseconds: Comparator.measurableFloorNanoseconds))
+        #expect(entry.reason.finding == .belowMeasurableFloor(nanoseconds: Comparator.measurableFloorNanoseconds))
     }
 }

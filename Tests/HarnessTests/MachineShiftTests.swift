@@ -6,7 +6,7 @@ import Testing
 
 /// A time regression that every benchmark of the run shares is the machine as much as the code.
 @Suite struct MachineShiftTests {
-    let comparator = Comparator()
+    let gate = RegressionGate()
 
     static func report(_ levels: [String: (baseline: [Double], current: [Double])]) -> (Report, Report) {
         var seed: UInt64 = 11
@@ -29,7 +29,7 @@ import Testing
             "c/deque/churn": (Self.quiet, slower), "c/set/dedupe": (Self.quiet, slower.map { $0 * 1.02 }),
             "c/heap/drain": (Self.quiet, slower), "c/sort/ints": (Self.quiet, slower.map { $0 * 0.99 }),
         ])
-        let entries = comparator.compare(baseline: baseline, current: current).entries
+        let entries = gate.compare(baseline: baseline, current: current).entries
         #expect(entries.count == 4)
         #expect(entries.allSatisfy { $0.verdict == .inconclusive }, "\(entries.map(\.verdict))")
         #expect(entries.allSatisfy { $0.explanation.contains("the other 3 benchmarks were slower too") })
@@ -42,7 +42,7 @@ import Testing
             "c/deque/churn": (Self.quiet, slower), "c/set/dedupe": (Self.quiet, slower),
             "c/heap/drain": (Self.quiet, [118.0, 118.4, 117.8]), "c/sort/ints": (Self.quiet, slower),
         ])
-        let entries = comparator.compare(baseline: baseline, current: current).entries
+        let entries = gate.compare(baseline: baseline, current: current).entries
         let heap = entries.first { $0.id == "c/heap/drain" }
         #expect(heap?.verdict == .regressed)
         #expect(heap?.explanation.contains("beyond the threshold still") == true)
@@ -55,7 +55,7 @@ import Testing
             "c/deque/churn": (Self.quiet, same), "c/set/dedupe": (Self.quiet, same),
             "c/heap/drain": (Self.quiet, [110.0, 110.4, 109.8]), "c/sort/ints": (Self.quiet, same),
         ])
-        let entries = comparator.compare(baseline: baseline, current: current).entries
+        let entries = gate.compare(baseline: baseline, current: current).entries
         let heap = entries.first { $0.id == "c/heap/drain" }
         #expect(heap?.verdict == .regressed)
         #expect(entries.filter { $0.verdict == .regressed }.count == 1)
@@ -65,7 +65,7 @@ import Testing
     @Test func twoBenchmarksAreLeftAlone() {
         let slower = [111.0, 111.5, 110.5]
         let (baseline, current) = Self.report(["c/a/x": (Self.quiet, slower), "c/b/y": (Self.quiet, slower)])
-        let entries = comparator.compare(baseline: baseline, current: current).entries
+        let entries = gate.compare(baseline: baseline, current: current).entries
         #expect(entries.allSatisfy { $0.verdict == .regressed })
     }
 }

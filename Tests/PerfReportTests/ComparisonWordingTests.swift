@@ -150,14 +150,14 @@ import Testing
     }
 
     /// An entry made from a reason says it in these words, and keeps saying it as it is reviewed;
-    /// one read from a report (no reason) keeps its own words and adds the review's.
+    /// one read from a schema-1 report (words only) keeps its own words and adds the review's.
     @Test func anEntrysExplanationFollowsItsReason() {
         var entry = ComparisonEntry(
             id: "s/g/x", metric: .wallTime, thresholdPercent: 5, verdict: .regressed,
             reason: Reason(Self.slower(.regressed)))
         #expect(entry.explanation == Self.words(Self.slower(.regressed)))
         entry.review(.rerunMissing)
-        #expect(entry.reason?.reviews == [.rerunMissing])
+        #expect(entry.reason.reviews == [.rerunMissing])
         #expect(entry.explanation.hasSuffix("so the regression stands"))
         var read = ComparisonEntry(
             id: "s/g/y", metric: .wallTime, thresholdPercent: 5, verdict: .regressed, explanation: "old words")

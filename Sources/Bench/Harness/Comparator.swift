@@ -14,6 +14,9 @@ import PerfReport
 ///
 /// For an exact count (instructions, allocations per operation) there is no noise to test
 /// against: a change beyond the threshold is a verdict by itself.
+///
+/// The rules that turn these figures into a verdict are in `RegressionGate.swift`, with everything
+/// else that makes or unmakes a regression; a gate's comparison goes through ``RegressionGate``.
 public struct Comparator: Sendable {
     /// Default regression threshold in percent; a benchmark's own `thresholdPercent` wins.
     public var thresholdPercent: Double
@@ -80,15 +83,14 @@ public struct Comparator: Sendable {
             return nil
         }
         var adjusted = Self.holmAdjusted(tested).makeIterator()
-        let entries = MachineShift.review(
-            outcomes.map { outcome -> ComparisonEntry in
-                switch outcome {
-                case .decided(let entry):
-                    return entry
-                case .tested(let figures, let pValue):
-                    return decide(figures, pValue: pValue, adjustedPValue: adjusted.next()!, testCount: tested.count)
-                }
-            })
+        let entries = outcomes.map { outcome -> ComparisonEntry in
+            switch outcome {
+            case .decided(let entry):
+                return entry
+            case .tested(let figures, let pValue):
+                return decide(figures, pValue: pValue, adjustedPValue: adjusted.next()!, testCount: tested.count)
+            }
+        }
         return Comparison(
             baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment,
             thresholdPercent: thresholdPercent, alpha: alpha,
@@ -302,82 +304,6 @@ public struct Comparator: Sendable {
         }
         let (lower, upper) = Bootstrap.percentileInterval(&ratios, level: confidenceLevel)
         return ConfidenceInterval(lower: min(lower, estimate), upper: max(upper, estimate), level: confidenceLevel)
-    }
-
-    // MARK: - Verdicts
-
-    func decide(_ figures: Figures, pValue: Double, adjustedPValue: Double, testCount: Int) -> ComparisonEntry {
-        let slowerLimit = 1 + figures.thresholdPercent / 100
-        let fasterLimit = 1 / slowerLimit
-        let significant = adjustedPValue < alpha
-        let p = ComparisonReason.AdjustedPValue(adjustedPValue, tests: testCount)
-
-        var entry: ComparisonEntry
-        if let ratio = figures.ratio, let interval = figures.ratioInterval {
-            let verdict: ComparisonEntry.Verdict
-            let outcome: ComparisonReason.TestedOutcome
-            // The rank test alone can be fooled by a shift of the tail (a neighbour's memory traffic
-            // in some samples); a verdict also needs the ratio's interval to exclude "no change".
-            if significant && ratio >= slowerLimit && interval.lower > 1 {
-                (verdict, outcome) = (.regressed, .regressed)
-            } else if significant && ratio <= fasterLimit && interval.upper < 1 {
-                (verdict, outcome) = (.improved, .improved)
-            } else if significant && (ratio >= slowerLimit || ratio <= fasterLimit) {
-                (verdict, outcome) = (.withinNoise, .intervalIncludesNoChange)
-            } else if significant {
-                (verdict, outcome) = (.noChange, .belowThreshold)
-            } else if interval.upper > slowerLimit || interval.lower < fasterLimit {
-                (verdict, outcome) = (.withinNoise, .intervalReachesBeyondThreshold)
-            } else {
-                (verdict, outcome) = (.noChange, .noSignificantChange)
-            }
-            let finding = ComparisonReason.Finding.tested(
-                ratio: ratio, interval: interval, processes: figures.processes, pValue: p, outcome: outcome)
-            entry = figures.entry(verdict, finding, pValue: pValue, adjustedPValue: adjustedPValue)
-        } else {
-            let finding = ComparisonReason.Finding.ratioUndefined(
-                baselineMedian: figures.baselineMedian ?? 0, pValue: p)
-            entry = figures.entry(.withinNoise, finding, pValue: pValue, adjustedPValue: adjustedPValue)
-        }
-        if figures.busy != nil, entry.verdict != .regressed, entry.verdict != .improved {
-            // CPU time did not decide it, and wall time holds the neighbours' share: no verdict
-            // either way, rather than "no change" for a slowdown hidden under the noise.
-            entry.review(.busyMachineInconclusive, verdict: .inconclusive)
-        }
-        return entry
-    }
-
-    func exactEntry(
-        id: String, metric: Metric, baseline: Double, current: Double, threshold: Double
-    ) -> ComparisonEntry {
-        let slowerLimit = 1 + threshold / 100
-        let ratio: Double? = baseline > 0 ? current / baseline : (current == baseline ? 1 : nil)
-        let largeEnough = abs(current - baseline) >= Self.minimumCountDifference
-        let residue = ComparisonReason.CountedOutcome.belowMinimumDifference(Self.minimumCountDifference)
-
-        let verdict: ComparisonEntry.Verdict
-        let outcome: ComparisonReason.CountedOutcome
-        if let ratio {
-            if ratio >= slowerLimit && largeEnough {
-                (verdict, outcome) = (.regressed, .regressed)
-            } else if ratio <= 1 / slowerLimit && largeEnough {
-                (verdict, outcome) = (.improved, .improved)
-            } else if ratio == 1 {
-                (verdict, outcome) = (.noChange, .identical)
-            } else if !largeEnough {
-                (verdict, outcome) = (.noChange, residue)
-            } else {
-                (verdict, outcome) = (.noChange, .belowThreshold)
-            }
-        } else if largeEnough {
-            (verdict, outcome) = (.regressed, .regressedFromNone)
-        } else {
-            (verdict, outcome) = (.noChange, residue)
-        }
-        let figures = Figures(
-            id: id, metric: metric, thresholdPercent: threshold, baselineMedian: baseline, currentMedian: current,
-            ratio: ratio)
-        return figures.entry(verdict, .counted(baseline: baseline, current: current, ratio: ratio, outcome: outcome))
     }
 
     func onlyOneSide(_ result: BenchmarkResult, inBaseline: Bool) -> ComparisonEntry {

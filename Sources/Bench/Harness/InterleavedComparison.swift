@@ -3,9 +3,8 @@ import PerfReport
 /// Comparing two builds by time on one machine, as `perfkit ci` does: each side runs in several
 /// separate processes, alternating A B B A A B …, so a slow minute on a shared machine lands on
 /// both sides rather than on one. The rounds' samples are merged per side and compared once
-/// (Mann–Whitney, Holm across all benchmarks, effect beyond the threshold); benchmarks whose
-/// verdict is "regressed" are measured again, interleaved, and only a regression the re-run
-/// confirms stands.
+/// (Mann–Whitney, Holm across all benchmarks, effect beyond the threshold); ``RegressionGate``
+/// has the regressed ones measured again, interleaved, and only a regression the re-run confirms stands.
 public enum InterleavedComparison {
     /// Which side runs first in each round: alternating, so neither side always runs right after
     /// the other (caches, frequency, the neighbours' rhythm).
@@ -59,33 +58,6 @@ public enum InterleavedComparison {
         merged.incompleteReason = incomplete.isEmpty ? nil : incomplete.joined(separator: "; ")
         merged.settings.samples = reports.map(\.settings.samples).reduce(0, +)
         return merged
-    }
-
-    /// The benchmarks to measure again before deciding: those the first comparison calls regressed.
-    public static func suspects(_ comparison: Comparison) -> [String] {
-        comparison.entries.filter { $0.verdict == .regressed }.map(\.id)
-    }
-
-    /// The final verdicts: the first comparison, with each suspect's entry replaced by the re-run's.
-    /// A regression stands only when the re-run finds it too; otherwise the re-run's verdict is
-    /// used and the explanation says the first run's was not confirmed. A suspect the re-run did
-    /// not measure stays regressed (a gate does not pass on missing data).
-    public static func confirm(first: Comparison, rerun: Comparison) -> Comparison {
-        let rerunByID = Dictionary(rerun.entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var result = first
-        result.entries = first.entries.map { entry in
-            guard entry.verdict == .regressed else { return entry }
-            guard var again = rerunByID[entry.id], again.verdict != .added, again.verdict != .removed else {
-                var kept = entry
-                kept.review(.rerunMissing)
-                return kept
-            }
-            again.review(
-                again.verdict == .regressed
-                    ? .rerunConfirmed(firstRatio: entry.ratio) : .rerunDidNotConfirm(firstRatio: entry.ratio))
-            return again
-        }
-        return result
     }
 
     /// A regular expression that matches exactly these benchmark ids (for `perfkit run --filter`).

@@ -1,27 +1,33 @@
 import Harness
 import PerfReport
 
-/// Refuses a baseline that shares no benchmark with what it is compared with. Such a baseline is
-/// another package's or another suite's (or the wrong file): compared, every benchmark would read
-/// as added or removed, nothing as regressed, and a CI gate would pass without having compared
-/// anything.
-func requireSharedBenchmarks(baseline: Report, path: String, ids: Set<String>) throws {
-    guard !ids.isEmpty, Set(baseline.benchmarks.map(\.id)).isDisjoint(with: ids) else { return }
-    throw PerfkitError(
-        .invalidInput,
-        "\(path): shares no benchmark with this run (\(baseline.benchmarks.count) others, e.g. "
-            + "\(baseline.benchmarks.first?.id ?? "none")): a baseline of another package or suite?")
+/// `gate`'s admission of `baseline` (``RegressionGate/admit(baseline:currentIDs:timing:)``), a
+/// refusal worded for the command line with the baseline's `path`.
+func admit(
+    _ baseline: Report, path: String, currentIDs: Set<String>, timing: TimingConditions, gate: RegressionGate
+) throws {
+    do {
+        try gate.admit(baseline: baseline, currentIDs: currentIDs, timing: timing)
+    } catch {
+        throw PerfkitError(error, path: path)
+    }
 }
 
-/// Refuses to compare times taken under different conditions (``TimingConditions``): under
-/// valgrind and natively, in different build configurations, on different processors. Such a
-/// comparison measures the conditions, not the code — a native run against a baseline timed under
-/// callgrind read "improved" on every benchmark and passed. Exact counts still compare.
-func requireComparableTimes(baseline: TimingConditions, path: String, current: TimingConditions) throws {
-    let reasons = baseline.differences(from: current)
-    guard !reasons.isEmpty else { return }
-    throw PerfkitError(
-        .invalidInput,
-        "\(path): cannot compare wall time: \(reasons.joined(separator: "; ")); gate on exact counts instead "
-            + "(run --baseline \(path) --instructions --allocations --gate-metric instructions,allocations)")
+extension PerfkitError {
+    /// A baseline the gate does not compare with: the input is wrong, and the message says what to
+    /// gate on instead where there is something.
+    init(_ refusal: RegressionGate.Refusal, path: String) {
+        let message: String
+        switch refusal.kind {
+        case .sharesNoBenchmark(let count, let example):
+            message =
+                "\(path): shares no benchmark with this run (\(count) others, e.g. \(example ?? "none")): "
+                + "a baseline of another package or suite?"
+        case .incomparableTimes(let differences):
+            message =
+                "\(path): cannot compare wall time: \(differences.joined(separator: "; ")); gate on exact counts "
+                + "instead (run --baseline \(path) --instructions --allocations --gate-metric instructions,allocations)"
+        }
+        self.init(.invalidInput, message, cause: refusal)
+    }
 }

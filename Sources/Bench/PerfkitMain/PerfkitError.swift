@@ -39,6 +39,16 @@ public struct PerfkitError: Error, CustomStringConvertible {
     public init(_ error: AtomicFile.WriteError) { self.init(.cannotWrite, error.description, cause: error) }
 }
 
+/// Writes a command's output file atomically (``AtomicFile``); a failure is the `cannotWrite` error
+/// that names the file. The one place a write failure becomes the command's error.
+package func writeOutput(_ data: Data, to url: URL) throws {
+    do {
+        try AtomicFile.write(data, to: url)
+    } catch let error as AtomicFile.WriteError {
+        throw PerfkitError(error)
+    }
+}
+
 let perfkitVersionString = PerfReport.perfkitVersion
 
 /// Writes a message to stderr (progress lines, warnings, errors that bypass argument-parser).

@@ -6,12 +6,20 @@ import PerfReport
 /// another, merged into one report whose samples say which process took them.
 ///
 /// Sequential rather than side by side: two processes at once would share the machine's cores
-/// and measure each other. Each child writes a JSON report into a temporary folder that goes
-/// away with it; the parent compares and writes what the user asked for.
+/// and measure each other. Each child is this command line again (its options from the one place
+/// the user gave them) with `--child-report-directory`, which makes it measure and write a JSON
+/// report into a temporary folder that goes away with it; the parent compares and writes what the
+/// user asked for.
 struct ProcessRuns {
     var count: Int
-    /// The measuring options of `run`, passed to every child.
-    var childArguments: [String]
+    /// The benchmarks to measure instead of the command line's `--filter` (a later `--filter` wins).
+    var filter: String? = nil
+
+    /// What each child runs: this process's arguments, then where its report goes.
+    func childArguments(reportDirectory: URL) -> [String] {
+        Array(CommandLine.arguments.dropFirst()) + ["--child-report-directory", reportDirectory.path]
+            + (filter.map { ["--filter", $0] } ?? [])
+    }
 
     /// Measures `count` processes. Ctrl-C stops the running one; the processes that finished are
     /// merged and the report is marked incomplete (none finished: the interruption is thrown on).
@@ -32,8 +40,7 @@ struct ProcessRuns {
             let directory = work.appendingPathComponent("process-\(index)")
             let status: Int32
             do {
-                status = try PerfkitProcess.run(
-                    ["run", "--output", directory.path, "--format", "json"] + childArguments, quiet: true)
+                status = try PerfkitProcess.run(childArguments(reportDirectory: directory), quiet: true)
             } catch let interrupted as PerfkitProcess.Interrupted {
                 guard !reports.isEmpty else { throw interrupted }
                 var report = merged(reports)

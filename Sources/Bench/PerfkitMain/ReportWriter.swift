@@ -36,12 +36,7 @@ public struct ReportWriter: Sendable {
         var written: [URL] = []
         for format in formats {
             let url = directory.appendingPathComponent(format.fileName)
-            do {
-                try AtomicFile.write(
-                    try format.render(report, baseline: baseline, linkingHistory: linkingHistory), to: url)
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(try format.render(report, baseline: baseline, linkingHistory: linkingHistory), to: url)
             written.append(url)
         }
         return written

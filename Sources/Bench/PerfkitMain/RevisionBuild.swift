@@ -1,5 +1,29 @@
+import ArgumentParser
 import Foundation
 import Harness
+
+/// A temporary folder for the children and worktrees of a command (`ci`, `bisect`): ``remove()``
+/// takes it away with everything registered by ``removing(with:)``, last first.
+final class WorkFolder {
+    let url: URL
+    private var cleanups: [() -> Void]
+
+    /// Creates `<temporary directory>/<prefix>-<pid>-<random>`.
+    init(prefix: String) throws {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        self.url = url
+        cleanups = [{ try? FileManager.default.removeItem(at: url) }]
+    }
+
+    func removing(with cleanup: @escaping () -> Void) { cleanups.append(cleanup) }
+
+    func remove() {
+        for cleanup in cleanups.reversed() { cleanup() }
+        cleanups = []
+    }
+}
 
 /// A release build of one product of this package at another revision, in its own git worktree
 /// and build folder.
@@ -7,13 +31,18 @@ struct RevisionBuild {
     var executable: URL
     var remove: () -> Void
 
+    /// SwiftPM's build configuration of a revision.
+    enum Configuration: String, ExpressibleByArgument, CaseIterable {
+        case release, debug
+    }
+
     /// Checks out `revision` of the repository the current directory is in and builds `product` of
     /// the package at the current directory's place in that checkout: the repository's top for
     /// perfkit, a `Benchmarks/` folder for a package that keeps its benchmarks in one.
     static func make(revision: String, product: String, work: URL, scratchPath: String?) throws -> RevisionBuild {
         let workspace = try Workspace(revision: revision, work: work, scratchPath: scratchPath, command: "ci")
         do {
-            let executable = try workspace.build(product, configuration: "release", revision: revision)
+            let executable = try workspace.build(product, configuration: .release, revision: revision)
             return RevisionBuild(executable: executable, remove: workspace.remove)
         } catch {
             workspace.remove()
@@ -78,20 +107,22 @@ struct RevisionBuild {
         }
 
         /// Builds `product` of the revision checked out; returns the executable.
-        func build(_ product: String, configuration: String, revision: String) throws -> URL {
-            printError("\(command): building \(product) at \(revision) (\(configuration)) in \(scratch.path)\n")
+        func build(_ product: String, configuration: Configuration, revision: String) throws -> URL {
+            printError(
+                "\(command): building \(product) at \(revision) (\(configuration.rawValue)) in \(scratch.path)\n")
             let built = try tool(
                 "swift",
                 [
-                    "build", "-c", configuration, "--product", product, "--package-path", package.path,
+                    "build", "-c", configuration.rawValue, "--product", product, "--package-path", package.path,
                     "--scratch-path", scratch.path,
                 ])
             guard built == 0 else {
                 throw PerfkitError(
                     .runFailed,
-                    "\(revision): the \(configuration) build of \(product) failed (swift build exit status \(built))")
+                    "\(revision): the \(configuration.rawValue) build of \(product) failed (swift build exit status \(built))"
+                )
             }
-            return scratch.appendingPathComponent("\(configuration)/\(product)")
+            return scratch.appendingPathComponent("\(configuration.rawValue)/\(product)")
         }
 
         func remove() { _ = try? tool("git", ["worktree", "remove", "--force", source.path]) }

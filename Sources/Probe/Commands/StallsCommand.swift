@@ -147,11 +147,7 @@ package struct StallsCommand: ParsableCommand {
         }
         if let output {
             let url = URL(fileURLWithPath: output)
-            do {
-                try AtomicFile.write(data, to: url)
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(data, to: url)
             print("written: \(url.path) (\(picked.count) stall\(picked.count == 1 ? "" : "s"))")
         } else {
             FileHandle.standardOutput.write(data)

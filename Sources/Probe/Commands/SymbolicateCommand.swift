@@ -41,11 +41,7 @@ package struct SymbolicateCommand: ParsableCommand {
         }
         if let output {
             let url = URL(fileURLWithPath: output)
-            do {
-                try AtomicFile.write(try document.replacingStalls(updated).encoded(), to: url)
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(try document.replacingStalls(updated).encoded(), to: url)
             print("written: \(url.path)")
         }
     }

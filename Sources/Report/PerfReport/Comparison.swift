@@ -56,49 +56,75 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
     public var adjustedPValue: Double?
     public var thresholdPercent: Double
     public var verdict: Verdict
-    /// The verdict in words, with the numbers: ``ComparisonWording``'s words for ``reason`` when
-    /// there is one, or as the report that held the entry said it.
-    public private(set) var explanation: String
-    /// Why the verdict, as data. Not stored in a report (its `explanation` is), so an entry read
-    /// from one has none.
-    public var reason: ComparisonReason? {
-        didSet {
-            if let reason {
-                explanation = ComparisonWording.explanation(reason, metric: metric, thresholdPercent: thresholdPercent)
-            }
-        }
+    /// Why the verdict, as data; the one source of the words and saved in the report. An entry of
+    /// a schema-1 report, which saved only the words, has ``ComparisonReason/Finding/worded(_:)``.
+    public var reason: ComparisonReason
+    /// The verdict in words, with the numbers: ``ComparisonWording``'s words for ``reason`` (also
+    /// written to the report, for readers of its JSON).
+    public var explanation: String {
+        ComparisonWording.explanation(reason, metric: metric, thresholdPercent: thresholdPercent)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, metric, baselineMedian, currentMedian, ratio, ratioConfidenceInterval, pValue, adjustedPValue
-        case thresholdPercent, verdict, explanation
+        case thresholdPercent, verdict, reason, explanation
     }
 
-    /// An entry with the words for its verdict; its figures (medians, ratio, p-values) are set
-    /// as they are known.
-    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, explanation: String) {
+    /// An entry with the reason for its verdict; its figures (medians, ratio, p-values) are set as
+    /// they are known.
+    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, reason: ComparisonReason) {
         self.id = id
         self.metric = metric
         self.thresholdPercent = thresholdPercent
         self.verdict = verdict
-        self.explanation = explanation
+        self.reason = reason
     }
 
-    /// An entry with the reason for its verdict, worded by ``ComparisonWording``.
-    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, reason: ComparisonReason) {
+    /// An entry known only by its words, as a report of schema version 1 saved it.
+    public init(id: String, metric: Metric, thresholdPercent: Double, verdict: Verdict, explanation: String) {
         self.init(
             id: id, metric: metric, thresholdPercent: thresholdPercent, verdict: verdict,
-            explanation: ComparisonWording.explanation(reason, metric: metric, thresholdPercent: thresholdPercent))
-        self.reason = reason
+            reason: ComparisonReason(.worded(explanation)))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        metric = try container.decode(Metric.self, forKey: .metric)
+        baselineMedian = try container.decodeIfPresent(Double.self, forKey: .baselineMedian)
+        currentMedian = try container.decodeIfPresent(Double.self, forKey: .currentMedian)
+        ratio = try container.decodeIfPresent(Double.self, forKey: .ratio)
+        ratioConfidenceInterval = try container.decodeIfPresent(
+            ConfidenceInterval.self, forKey: .ratioConfidenceInterval)
+        pValue = try container.decodeIfPresent(Double.self, forKey: .pValue)
+        adjustedPValue = try container.decodeIfPresent(Double.self, forKey: .adjustedPValue)
+        thresholdPercent = try container.decode(Double.self, forKey: .thresholdPercent)
+        verdict = try container.decode(Verdict.self, forKey: .verdict)
+        // Schema 1 saved the words only.
+        reason =
+            try container.decodeIfPresent(ComparisonReason.self, forKey: .reason)
+            ?? ComparisonReason(.worded(container.decode(String.self, forKey: .explanation)))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(metric, forKey: .metric)
+        try container.encodeIfPresent(baselineMedian, forKey: .baselineMedian)
+        try container.encodeIfPresent(currentMedian, forKey: .currentMedian)
+        try container.encodeIfPresent(ratio, forKey: .ratio)
+        try container.encodeIfPresent(ratioConfidenceInterval, forKey: .ratioConfidenceInterval)
+        try container.encodeIfPresent(pValue, forKey: .pValue)
+        try container.encodeIfPresent(adjustedPValue, forKey: .adjustedPValue)
+        try container.encode(thresholdPercent, forKey: .thresholdPercent)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(explanation, forKey: .explanation)
     }
 
     /// Records what looking at the verdict again found, and the verdict that leaves when it changes it.
     public mutating func review(_ review: ComparisonReason.Review, verdict: Verdict? = nil) {
         if let verdict { self.verdict = verdict }
-        if reason != nil {
-            reason?.reviews.append(review)
-        } else {
-            explanation = ComparisonWording.applying(review, to: explanation)
-        }
+        reason.reviews.append(review)
     }
 }

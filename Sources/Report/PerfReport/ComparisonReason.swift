@@ -1,9 +1,8 @@
 /// Why a comparison entry has its verdict, with the figures the words need: the comparator's
-/// finding as data, not as a sentence. ``ComparisonWording`` is the one place that words it (the
-/// entry's `explanation`, which the terminal, the markdown summary and the HTML page show), so a
-/// library that compares never writes prose, and a test can ask what was found rather than search
-/// the words. The metric and the threshold are the entry's.
-public struct ComparisonReason: Sendable, Equatable {
+/// finding as data, not as a sentence, saved in the report. ``ComparisonWording`` is the one place
+/// that words it (the entry's `explanation`), so a library that compares never writes prose, and a
+/// test can ask what was found rather than search the words. The metric and the threshold are the entry's.
+public struct ComparisonReason: Codable, Sendable, Equatable {
     /// Why another metric than the one asked for was compared, when one was.
     public var substitution: Substitution?
     public var finding: Finding
@@ -18,12 +17,12 @@ public struct ComparisonReason: Sendable, Equatable {
     }
 
     /// One side of a comparison.
-    public enum Side: Sendable, Equatable {
+    public enum Side: String, Codable, Sendable, Equatable {
         case baseline, current
     }
 
     /// A figure of each side.
-    public struct PerSide<Value: Sendable & Equatable>: Sendable, Equatable {
+    public struct PerSide<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
         public var baseline: Value
         public var current: Value
 
@@ -33,16 +32,20 @@ public struct ComparisonReason: Sendable, Equatable {
         }
     }
 
-    public enum Substitution: Sendable, Equatable {
+    public enum Substitution: Codable, Sendable, Equatable {
         /// One side waited for a CPU, so CPU time was compared instead of wall time. The evidence:
         /// each side's share of its wall time on a CPU (Σ CPU time / Σ wall time of its samples),
         /// the busier side's the smaller, and its involuntary context switches per second.
         case busyMachine(onCPU: PerSide<Double>, switchesPerSecond: PerSide<Double>)
         /// The metric asked for was not measured on both sides, so wall time was compared.
         case notMeasured(Metric)
+
+        enum NotMeasuredCodingKeys: String, CodingKey { case _0 = "metric" }
     }
 
-    public enum Finding: Sendable, Equatable {
+    public enum Finding: Codable, Sendable, Equatable {
+        /// The words of a report of schema version 1, which saved no reason.
+        case worded(String)
         case onlyInBaseline
         case onlyInCurrentRun
         /// One side has no samples, so nothing can be ruled out.
@@ -61,10 +64,12 @@ public struct ComparisonReason: Sendable, Equatable {
         /// An exact count per operation decided, without a test; `ratio` is nil when the baseline
         /// count is zero and the current one is not.
         case counted(baseline: Double, current: Double, ratio: Double?, outcome: CountedOutcome)
+
+        enum WordedCodingKeys: String, CodingKey { case _0 = "explanation" }
     }
 
     /// A p-value after adjustment for testing several benchmarks at once.
-    public struct AdjustedPValue: Sendable, Equatable {
+    public struct AdjustedPValue: Codable, Sendable, Equatable {
         public var value: Double
         /// How many benchmarks were tested together (Holm); 1 when none was adjusted.
         public var tests: Int
@@ -75,7 +80,7 @@ public struct ComparisonReason: Sendable, Equatable {
         }
     }
 
-    public enum TestedOutcome: Sendable, Equatable {
+    public enum TestedOutcome: String, Codable, Sendable, Equatable {
         case regressed, improved
         /// Significant and beyond the threshold, but the ratio's interval includes 1.
         case intervalIncludesNoChange
@@ -87,16 +92,18 @@ public struct ComparisonReason: Sendable, Equatable {
         case noSignificantChange
     }
 
-    public enum CountedOutcome: Sendable, Equatable {
+    public enum CountedOutcome: Codable, Sendable, Equatable {
         case regressed, improved, identical, belowThreshold
         /// Up from zero.
         case regressedFromNone
         /// A difference per operation below this is the runtime's, not the benchmarked code's.
         case belowMinimumDifference(Double)
+
+        enum BelowMinimumDifferenceCodingKeys: String, CodingKey { case _0 = "perOperation" }
     }
 
     /// What looking at a verdict again found.
-    public enum Review: Sendable, Equatable {
+    public enum Review: Codable, Sendable, Equatable {
         /// Neither regressed nor improved while one side waited for a CPU: no verdict either way.
         case busyMachineInconclusive
         /// The other benchmarks were slower too (by their median ratio), as a slower machine would

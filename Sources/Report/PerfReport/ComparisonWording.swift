@@ -1,9 +1,9 @@
 import Foundation
 
-/// The one place a comparison's reasons are put into words. The comparator records a
-/// ``ComparisonReason``; the entry's `explanation` (what the report stores, and what the terminal,
-/// the markdown summary and the HTML page show) is this wording of it, so a sentence, a metric's
-/// name or a p-value reads the same in every output.
+/// The one place a comparison's reasons are put into words. The gate records a
+/// ``ComparisonReason``; the entry's `explanation` (what the terminal, the markdown summary and the
+/// HTML page show) is this wording of it, so a sentence, a metric's name or a p-value reads the same
+/// in every output.
 public enum ComparisonWording {
     /// The whole explanation of an entry's verdict on `metric` with its threshold: what was
     /// compared instead (if anything), the finding with its figures, then each review in turn.
@@ -15,7 +15,7 @@ public enum ComparisonWording {
     }
 
     /// `text` with what a review found: most add a clause after it; a re-run's verdict frames it.
-    public static func applying(_ review: ComparisonReason.Review, to text: String) -> String {
+    static func applying(_ review: ComparisonReason.Review, to text: String) -> String {
         switch review {
         case .busyMachineInconclusive:
             return text + "; inconclusive: the machine was busy, measure again when it is quieter"
@@ -70,6 +70,8 @@ public enum ComparisonWording {
 
     static func finding(_ finding: ComparisonReason.Finding, metric: Metric, threshold: String) -> String {
         switch finding {
+        case .worded(let text):
+            return text
         case .onlyInBaseline:
             return "only in the baseline: removed"
         case .onlyInCurrentRun:

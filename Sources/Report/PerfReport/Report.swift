@@ -7,7 +7,11 @@ import Foundation
 /// ``Report/currentSchemaVersion`` and `Schema/report.schema.json` together whenever
 /// a field changes meaning or a required field is added.
 public struct Report: Codable, Sendable, Equatable {
-    public static let currentSchemaVersion = 1
+    /// 2: comparison entries save their `reason` beside the `explanation` worded from it.
+    public static let currentSchemaVersion = 2
+    /// The versions this perfkit loads; an older one is read as the current version (a version-1
+    /// comparison entry keeps its words as its reason).
+    public static let readableSchemaVersions = 1...currentSchemaVersion
 
     public var schemaVersion: Int
     public var tool: ToolInfo

@@ -102,14 +102,17 @@ public enum ReportCoding {
         guard let version = dictionary["schemaVersion"] as? Int else {
             throw LoadError(.notAReport, path: path, problem: "not a perfkit report: no integer \"schemaVersion\"")
         }
-        guard version == Report.currentSchemaVersion else {
+        let readable = Report.readableSchemaVersions
+        guard readable.contains(version) else {
             throw LoadError(
                 .unsupportedVersion(version), path: path,
-                problem: "schemaVersion \(version) is not supported (this perfkit reads \(Report.currentSchemaVersion))"
-            )
+                problem: "schemaVersion \(version) is not supported "
+                    + "(this perfkit reads \(readable.lowerBound) to \(readable.upperBound))")
         }
         do {
-            return try decoder().decode(Report.self, from: data)
+            var report = try decoder().decode(Report.self, from: data)
+            report.schemaVersion = Report.currentSchemaVersion
+            return report
         } catch let error as DecodingError {
             throw LoadError(
                 .schemaMismatch, path: path, problem: "does not match the report schema: \(describe(error))",

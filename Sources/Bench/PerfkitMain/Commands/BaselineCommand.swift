@@ -93,11 +93,7 @@ struct BaselineCommand: ParsableCommand {
                 throw PerfkitError(
                     .runFailed, "\(output): no instruction counts for \(uncounted.joined(separator: ", "))")
             }
-            do {
-                try AtomicFile.write(try ReportCoding.encode(report), to: URL(fileURLWithPath: output))
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(try ReportCoding.encode(report), to: URL(fileURLWithPath: output))
             print("baseline: \(output): \(report.benchmarks.count) benchmarks")
             for benchmark in report.benchmarks {
                 if let reason = InstructionDeterminism.unstableReason(benchmark) {
@@ -105,10 +101,8 @@ struct BaselineCommand: ParsableCommand {
                 }
             }
             if let previous {
-                let changes = BaselineGate.compare(
-                    baseline: previous, current: report, metrics: BaselineGate.stableMetrics,
-                    comparator: Harness.Comparator(), remedies: .commandLine
-                )
+                let gate = RegressionGate(basis: .counts(BaselineGate.stableMetrics, remedies: .commandLine))
+                let changes = gate.decide(baseline: previous, current: report).comparison
                 print(ComparisonText.render(changes), terminator: "")
                 for line in changes.skipped ?? [] { print("not compared: \(line)") }
             }

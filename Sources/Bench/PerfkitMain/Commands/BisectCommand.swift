@@ -45,11 +45,7 @@ struct BisectCommand: ParsableCommand {
     var scratchPath: String?
 
     @Option(help: "Build configuration of the revisions: release, or debug (exact counts only mean much there).")
-    var configuration: BuildConfiguration = .release
-
-    enum BuildConfiguration: String, ExpressibleByArgument, CaseIterable {
-        case release, debug
-    }
+    var configuration: RevisionBuild.Configuration = .release
 
     @OptionGroup var store: HistoryStoreOption
 
@@ -68,14 +64,12 @@ struct BisectCommand: ParsableCommand {
         let commits = try Self.commits(from: good, to: bad)
         let history = try store.open(create: true)
         InterruptFlag.install()
-        let work = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("perfkit-bisect-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        var cleanups: [() -> Void] = [{ try? FileManager.default.removeItem(at: work) }]
-        defer { for cleanup in cleanups.reversed() { cleanup() } }
+        let folder = try WorkFolder(prefix: "perfkit-bisect")
+        defer { folder.remove() }
+        let work = folder.url
         let workspace = try RevisionBuild.Workspace(
             revision: commits[0], work: work, scratchPath: scratchPath, command: "bisect")
-        cleanups.append(workspace.remove)
+        folder.removing(with: workspace.remove)
 
         var probe = Probe(
             command: self, workspace: workspace, benchmark: benchmark, work: work, history: history,
@@ -211,7 +205,7 @@ struct BisectCommand: ParsableCommand {
             let short = HistoryWording.short(commit)
             let executable = workspace.scratch.appendingPathComponent("\(command.configuration.rawValue)/\(product)")
             if build {
-                _ = try workspace.build(product, configuration: command.configuration.rawValue, revision: short)
+                _ = try workspace.build(product, configuration: command.configuration, revision: short)
                 builds += 1
             }
             measured += 1

@@ -47,11 +47,7 @@ struct CICommand: ParsableCommand {
     @Option(help: "Interleaved rounds per side when re-measuring suspected regressions (0: no re-run).")
     var rerunRounds = 3
 
-    @Option(help: "Samples per benchmark in each round.")
-    var samples = 8
-
-    @Option(name: .customLong("time-budget"), help: "Seconds of measurement per benchmark in each round.")
-    var timeBudget = 0.1
+    @OptionGroup var round: RoundOptions
 
     @Option(
         help: ArgumentHelp(
@@ -79,8 +75,6 @@ struct CICommand: ParsableCommand {
             throw ValidationError("give exactly one of --against REV and --baseline-binary PATH")
         }
         guard rounds >= 1, rerunRounds >= 0 else { throw ValidationError("--rounds must be ≥ 1, --rerun-rounds ≥ 0") }
-        guard samples >= 2 else { throw ValidationError("--samples must be at least 2") }
-        guard timeBudget > 0, timeBudget.isFinite else { throw ValidationError("--time-budget must be positive") }
         try comparison.validate()
     }
 
@@ -89,11 +83,9 @@ struct CICommand: ParsableCommand {
         try selectedBenchmarks(filter)
         // Ctrl-C stops the child run and then this command, so the worktree and work folder go too.
         InterruptFlag.install()
-        let work = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("perfkit-ci-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        var cleanups: [() -> Void] = [{ try? FileManager.default.removeItem(at: work) }]
-        defer { for cleanup in cleanups.reversed() { cleanup() } }
+        let folder = try WorkFolder(prefix: "perfkit-ci")
+        defer { folder.remove() }
+        let work = folder.url
 
         let baselineExecutable: URL
         if let baselineBinary {
@@ -102,62 +94,55 @@ struct CICommand: ParsableCommand {
             let build = try RevisionBuild.make(
                 revision: against!, product: product ?? PerfkitProcess.executable.lastPathComponent, work: work,
                 scratchPath: scratchPath)
-            cleanups.append(build.remove)
+            folder.removing(with: build.remove)
             baselineExecutable = build.executable
         }
         let sides = Sides(
             baseline: baselineExecutable,
             current: currentBinary.map { URL(fileURLWithPath: $0) } ?? PerfkitProcess.executable)
-        let comparator = comparison.comparator
 
-        // First pass: every selected benchmark, interleaved.
-        let first = try sides.interleaved(filter: filter, rounds: rounds, settings: self, work: work, label: "pass1")
-        let firstComparison = comparator.compare(
-            baseline: first.baseline, current: first.current, metric: metric.metric)
-        let suspects = InterleavedComparison.suspects(firstComparison)
-
-        var final = firstComparison
-        var notes = [
-            "\(rounds) interleaved rounds per side, \(samples) samples per benchmark per round "
-                + "(\(first.current.benchmarks.first?.samples.count ?? 0) per side merged)"
-        ]
-        var current = first.current
-        if !suspects.isEmpty && rerunRounds > 0 {
+        // First pass: every selected benchmark, interleaved; the gate has its suspects measured again.
+        let first = try sides.interleaved(filter: filter, rounds: rounds, options: round, work: work, label: "pass1")
+        let decision = try comparison.gate(on: metric.metric).decide(baseline: first.baseline, current: first.current) {
+            suspects in
+            guard rerunRounds > 0 else { return nil }
             printError(
                 "ci: re-measuring \(suspects.count) suspected regression(s): \(suspects.joined(separator: ", "))\n")
             let again = try sides.interleaved(
-                filter: InterleavedComparison.filter(matchingExactly: suspects), rounds: rerunRounds, settings: self,
+                filter: InterleavedComparison.filter(matchingExactly: suspects), rounds: rerunRounds, options: round,
                 work: work, label: "rerun")
-            let rerunComparison = comparator.compare(
-                baseline: again.baseline, current: again.current, metric: metric.metric)
-            final = InterleavedComparison.confirm(first: firstComparison, rerun: rerunComparison)
+            return RegressionGate.Remeasured(baseline: again.baseline, current: again.current)
+        }
+
+        var notes = [
+            "\(rounds) interleaved rounds per side, \(round.samples) samples per benchmark per round "
+                + "(\(first.current.benchmarks.first?.samples.count ?? 0) per side merged)"
+        ]
+        if decision.remeasured {
             notes.append(
-                "\(suspects.count) first-pass regression(s) re-measured in \(rerunRounds) more rounds; "
-                    + "\(InterleavedComparison.suspects(final).count) confirmed")
+                "\(decision.suspects.count) first-pass regression(s) re-measured in \(rerunRounds) more rounds; "
+                    + "\(decision.comparison.count(.regressed)) confirmed")
         } else {
             notes.append("no first-pass regression, so nothing was re-measured")
         }
         notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))
-        current.comparison = final
+        var current = first.current
+        current.comparison = decision.comparison
 
         let title = "perfkit ci: this build vs \(against ?? baselineExecutable.path) (\(metric.rawValue))"
-        let text = GateSummary.markdown(final, title: title, notes: notes)
+        let text = GateSummary.markdown(decision.comparison, title: title, notes: notes)
         print(text, terminator: "")
         try writeOutputs(text: text, baseline: first.baseline, current: current)
-        try GateOptions.exit(for: final)
+        try decision.status.exit()
     }
 
     private func writeOutputs(text: String, baseline: Report, current: Report) throws {
-        do {
-            try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
-            let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
-            let written = try writer.write(current, formats: [.json], baseline: baseline)
-            try AtomicFile.write(
-                try ReportCoding.encode(baseline), to: writer.directory.appendingPathComponent("baseline-report.json"))
-            print("summary: \(summary)\nreport: \(written.map(\.path).joined(separator: ", "))")
-        } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error)
-        }
+        try writeOutput(Data(text.utf8), to: URL(fileURLWithPath: summary))
+        let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
+        let written = try writer.write(current, formats: [.json], baseline: baseline)
+        try writeOutput(
+            try ReportCoding.encode(baseline), to: writer.directory.appendingPathComponent("baseline-report.json"))
+        print("summary: \(summary)\nreport: \(written.map(\.path).joined(separator: ", "))")
     }
 
     /// The two benchmark executables and how one round of each is run.
@@ -166,21 +151,17 @@ struct CICommand: ParsableCommand {
         var current: URL
 
         func interleaved(
-            filter: String?, rounds: Int, settings: CICommand, work: URL, label: String
+            filter: String?, rounds: Int, options: RoundOptions, work: URL, label: String
         ) throws -> (baseline: Report, current: Report) {
             var reports: [InterleavedComparison.Side: [Report]] = [:]
             for round in 0..<rounds {
                 let order = InterleavedComparison.order(round: round)
                 for side in [order.first, order.second] {
                     let directory = work.appendingPathComponent("\(label)-\(side.rawValue)-\(round)")
-                    var arguments = [
-                        "run", "--quick", "--samples", "\(settings.samples)", "--time-budget", "\(settings.timeBudget)",
-                        "--output", directory.path,
-                    ]
-                    if let filter { arguments += ["--filter", filter] }
                     let executable = side == .baseline ? baseline : current
                     printError("ci: \(label) round \(round + 1)/\(rounds): \(side.rawValue)\n")
-                    let status = try PerfkitProcess.run(arguments, executable: executable, quiet: true)
+                    let status = try PerfkitProcess.run(
+                        options.runArguments(filter: filter, output: directory), executable: executable, quiet: true)
                     guard status == 0 else {
                         throw PerfkitError(.runFailed, "\(executable.path): `run` failed with exit status \(status)")
                     }

@@ -41,19 +41,16 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let baseline = try loadReport(base)
         let current = try loadReport(new)
-        try requireSharedBenchmarks(baseline: baseline, path: base, ids: Set(current.benchmarks.map(\.id)))
-        try requireComparableTimes(
-            baseline: TimingConditions(of: baseline), path: base, current: TimingConditions(of: current))
-        let comparison = options.comparator.compare(baseline: baseline, current: current)
-        let summary = format.render(comparison)
+        let gate = options.gate()
+        try admit(
+            baseline, path: base, currentIDs: Set(current.benchmarks.map(\.id)), timing: TimingConditions(of: current),
+            gate: gate)
+        let decision = gate.decide(baseline: baseline, current: current)
+        let summary = format.render(decision.comparison)
         print(summary, terminator: "")
         if let output {
-            do {
-                try AtomicFile.write(Data(summary.utf8), to: URL(fileURLWithPath: output))
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(Data(summary.utf8), to: URL(fileURLWithPath: output))
         }
-        try GateOptions.exit(for: comparison)
+        try decision.status.exit()
     }
 }

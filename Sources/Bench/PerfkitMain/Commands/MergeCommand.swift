@@ -54,30 +54,22 @@ struct MergeCommand: ParsableCommand {
 
         let historyStore = try history.open()
         if let into {
-            do {
-                try AtomicFile.write(try ReportCoding.encode(merged), to: URL(fileURLWithPath: into))
-            } catch let error as AtomicFile.WriteError {
-                throw PerfkitError(error)
-            }
+            try writeOutput(try ReportCoding.encode(merged), to: URL(fileURLWithPath: into))
             print("merged \(loaded.count) report(s), \(merged.benchmarks.count) benchmarks: \(into)")
             try history.file(merged, writtenAt: into, in: historyStore)
             return
         }
 
+        let regressionGate = gate.regressionGate(comparison)
         let baselineReport = try gate.loadBaseline(
-            sharedWith: Set(merged.benchmarks.map(\.id)), timing: TimingConditions(of: merged))
+            sharedWith: Set(merged.benchmarks.map(\.id)), timing: TimingConditions(of: merged), gate: regressionGate)
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: merged.createdAt)
         if let baselineReport {
-            merged.comparison = try gate.compare(
-                baseline: baselineReport, current: merged, comparator: comparison.comparator)
+            merged.comparison = regressionGate.decide(baseline: baselineReport, current: merged).comparison
         }
-        let written = try writer.write(
-            merged, formats: formats, baseline: baselineReport, linkingHistory: history.writesPage(formats))
-        try ResultPresentation.print(merged, gate: gate, written: written)
-        try history.file(merged, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
-        if let page = try history.writePage(into: writer.directory, formats: formats, store: historyStore) {
-            print("report: \(page.path)")
-        }
-        try GateOptions.exit(for: merged.comparison)
+        try ResultPresentation.publish(
+            merged, writer: writer, formats: formats, baseline: baselineReport, gate: gate, history: history,
+            store: historyStore)
+        try RegressionGate.Status(merged.comparison).exit()
     }
 }

@@ -35,14 +35,9 @@ struct ReportCommand: ParsableCommand {
         // with the same rules as `perfkit compare`.
         var rendered = current
         if let base, rendered.comparison == nil {
-            rendered.comparison = comparison.comparator.compare(baseline: base, current: current)
+            rendered.comparison = comparison.gate().compare(baseline: base, current: current)
         }
-        do {
-            try AtomicFile.write(
-                try OutputFormat.html.render(rendered, baseline: base), to: URL(fileURLWithPath: output))
-        } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error)
-        }
+        try writeOutput(try OutputFormat.html.render(rendered, baseline: base), to: URL(fileURLWithPath: output))
         printError("wrote \(output)\n")
     }
 }

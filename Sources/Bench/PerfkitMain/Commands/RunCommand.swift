@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harness
+import History
 import PerfReport
 
 #if canImport(Glibc)
@@ -88,6 +89,11 @@ struct RunCommand: ParsableCommand {
                 """))
     var processes = 1
 
+    /// Given by `--processes` to each child it starts (``ProcessRuns``): measure here and write only
+    /// the JSON report under this folder.
+    @Option(name: .customLong("child-report-directory"), help: .hidden)
+    var childReportDirectory: String?
+
     func validate() throws {
         if let samples, samples < 2 { throw ValidationError("--samples must be at least 2") }
         if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
@@ -108,22 +114,71 @@ struct RunCommand: ParsableCommand {
                 .invalidInput,
                 "this is a debug build; benchmark a release build (swift build -c release) or pass --allow-debug-build")
         }
-        // Several processes: each child re-executes itself as it needs; this one only merges.
-        if allocations && !InterposedAllocationCounter.isPreloaded && processes == 1 {
+        // A parent of several processes only merges: each child re-executes itself as it needs.
+        let measuresHere = processes == 1 || childReportDirectory != nil
+        if allocations && !InterposedAllocationCounter.isPreloaded && measuresHere {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
-        let formats = destination.formats
         let selection = try selectedBenchmarks(filter)
+        if let childReportDirectory {
+            // One process of a parent's --processes (``ProcessRuns``): its JSON report, nothing else.
+            let writer = try ReportWriter.prepare(outputRoot: childReportDirectory, timestamp: Date())
+            InterruptFlag.install()
+            let report = measure(selection)
+            _ = try writer.write(report, formats: [.json], baseline: nil)
+            if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
+            return
+        }
+        let formats = destination.formats
         // Read the baseline and prepare the output before measuring: bad input fails in a second.
         let ids = selection.benchmarks.flatMap { benchmark in
             selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
         }
+        let regressionGate = gate.regressionGate(comparison)
         let baselineReport = try gate.loadBaseline(
-            sharedWith: Set(ids), timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions))
+            sharedWith: Set(ids), timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions),
+            gate: regressionGate)
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let historyStore = try history.open()
 
+        InterruptFlag.install()
+        var report: Report
+        if processes > 1 {
+            report = try ProcessRuns(count: processes).measure()
+            ProcessLevels.annotate(
+                &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
+                deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
+        } else {
+            report = measure(selection)
+        }
+        if let baselineReport {
+            report.comparison = try regressionGate.decide(baseline: baselineReport, current: report) { suspects in
+                // Measured in processes: a time regression is measured once more, in one more process.
+                guard processes > 1, !InterruptFlag.isSet else { return nil }
+                printError(
+                    "run: \(suspects.count) regressed; measuring \(suspects.count == 1 ? "it" : "them") again to confirm\n"
+                )
+                let again = try ProcessRuns(
+                    count: Self.confirmationProcesses, filter: InterleavedComparison.filter(matchingExactly: suspects)
+                ).measure()
+                return RegressionGate.Remeasured(baseline: baselineReport, current: again)
+            }.comparison
+        }
+        try ResultPresentation.publish(
+            report, writer: writer, formats: formats, baseline: baselineReport, gate: gate, history: history,
+            store: historyStore)
+        if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
+        try RegressionGate.Status(report.comparison).exit()
+    }
+
+    /// Processes of the second look at a regression: one is one more draw, as three would be (a
+    /// candidate's processes count as one draw), and two cost busy runs their time limit
+    /// (docs/regression-gate.md, "A quiet hour").
+    static let confirmationProcesses = 1
+
+    /// Measures the selection in this process, with a progress line on a terminal.
+    func measure(_ selection: BenchmarkSelection) -> Report {
         let profile = quick ? "quick" : thorough ? "thorough" : "default"
         var configuration = quick ? RunConfiguration.quick : thorough ? .thorough : .standard
         if let samples {
@@ -144,78 +199,23 @@ struct RunCommand: ParsableCommand {
         let session = BenchmarkSession(
             selection: selection, configuration: configuration, settings: settings,
             buildConfiguration: buildConfiguration)
-
-        InterruptFlag.install()
-        var report: Report
-        if processes > 1 {
-            report = try ProcessRuns(count: processes, childArguments: childArguments).measure()
-            ProcessLevels.annotate(
-                &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
-                deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
-        } else {
-            let progress = ProgressLine()
-            report = session.run(shouldStop: { InterruptFlag.isSet }, progress: progress.update)
-            progress.finish()
-        }
-
-        if let baselineReport {
-            var result = try gate.compare(baseline: baselineReport, current: report, comparator: comparison.comparator)
-            // A time regression is measured once more, right after, before it fails a build (as `ci`
-            // re-measures its suspects): in #36's trials on a quiet hour the first draw alone flagged
-            // one unchanged run in ten (`deque/churn` alone, its fellow benchmarks unmoved), a slow
-            // stretch of the host that a second draw does not share.
-            let suspects = InterleavedComparison.suspects(result)
-            if processes > 1, !suspects.isEmpty, !InterruptFlag.isSet {
-                printError(
-                    "run: \(suspects.count) regressed; measuring \(suspects.count == 1 ? "it" : "them") again to confirm\n"
-                )
-                let filter = InterleavedComparison.filter(matchingExactly: suspects)
-                let again = try ProcessRuns(
-                    count: Self.confirmationProcesses, childArguments: childArguments(filter: filter)
-                ).measure()
-                let second = try gate.compare(
-                    baseline: baselineReport, current: again, comparator: comparison.comparator)
-                result = InterleavedComparison.confirm(first: result, rerun: second)
-            }
-            report.comparison = result
-        }
-        let written = try writer.write(
-            report, formats: formats, baseline: baselineReport, linkingHistory: history.writesPage(formats))
-        try ResultPresentation.print(report, gate: gate, written: written)
-        try history.file(report, writtenAt: written.first?.path ?? writer.directory.path, in: historyStore)
-        if let page = try history.writePage(into: writer.directory, formats: formats, store: historyStore) {
-            print("report: \(page.path)")
-        }
-
-        if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
-        try GateOptions.exit(for: report.comparison)
-    }
-
-    /// Processes of the second look at a regression: one is one more draw, as three would be (a
-    /// candidate's processes count as one draw); with both cores busy, two made a run of
-    /// `Examples/collections-gate`'s four benchmarks 9.8 s on average and 10.8 s at most, above #36's 10 s.
-    static let confirmationProcesses = 1
-
-    /// What each child of `--processes` runs: this run's measuring options, a report in JSON only.
-    var childArguments: [String] { childArguments(filter: filter) }
-
-    func childArguments(filter: String?) -> [String] {
-        var arguments: [String] = []
-        if let filter { arguments += ["--filter", filter] }
-        if quick { arguments.append("--quick") }
-        if thorough { arguments.append("--thorough") }
-        if let samples { arguments += ["--samples", "\(samples)"] }
-        if let rounds { arguments += ["--rounds", "\(rounds)"] }
-        if let timeBudget { arguments += ["--time-budget", "\(timeBudget)"] }
-        if allocations { arguments.append("--allocations") }
-        if allowDebugBuild { arguments.append("--allow-debug-build") }
-        return arguments
+        let progress = ProgressLine()
+        let report = session.run(shouldStop: { InterruptFlag.isSet }, progress: progress.update)
+        progress.finish()
+        return report
     }
 }
 
-/// What `run` and `merge` print once a report is written.
+/// What `run` and `merge` do once a report is made: write it, print it, file it in the history.
 enum ResultPresentation {
-    static func print(_ report: Report, gate: GateOptions, written: [URL]) throws {
+    /// Writes `report` in `formats`, prints its findings, table and comparison (the summary file
+    /// too), files it in `store` and writes the history page when asked for.
+    static func publish(
+        _ report: Report, writer: ReportWriter, formats: [OutputFormat], baseline: Report?, gate: GateOptions,
+        history: RunHistoryOptions, store: (any ResultsStore)?
+    ) throws {
+        let written = try writer.write(
+            report, formats: formats, baseline: baseline, linkingHistory: history.writesPage(formats))
         // The findings lead, as on the HTML page; the table of every benchmark follows.
         Swift.print(FindingsText.text(report), terminator: "")
         Swift.print(ResultTable.text(report), terminator: "")
@@ -229,6 +229,10 @@ enum ResultPresentation {
             try gate.writeSummary(summary)
         }
         for url in written { Swift.print("report: \(url.path)") }
+        try history.file(report, writtenAt: written.first?.path ?? writer.directory.path, in: store)
+        if let page = try history.writePage(into: writer.directory, formats: formats, store: store) {
+            Swift.print("report: \(page.path)")
+        }
     }
 }
 

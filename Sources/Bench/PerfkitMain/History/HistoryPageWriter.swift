@@ -20,11 +20,7 @@ enum HistoryPageWriter {
         if let problem = ReportWriter.makeDirectories(directory) {
             throw PerfkitError(.cannotWrite, "\(url.path): cannot create \(directory): \(problem)")
         }
-        do {
-            try AtomicFile.write(Data(page.render().utf8), to: url)
-        } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error)
-        }
+        try writeOutput(Data(page.render().utf8), to: url)
         return outcome
     }
 }

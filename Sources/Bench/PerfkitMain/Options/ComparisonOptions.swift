@@ -1,5 +1,6 @@
 import ArgumentParser
 import Harness
+import PerfReport
 
 /// The knobs of a comparison, shared by `run --baseline` and `compare`.
 struct ComparisonOptions: ParsableArguments {
@@ -15,4 +16,9 @@ struct ComparisonOptions: ParsableArguments {
     }
 
     var comparator: Comparator { Comparator(thresholdPercent: threshold, alpha: alpha) }
+
+    /// The gate on `metric` (wall time unless a command measures another) with these knobs.
+    func gate(on metric: Metric = .wallTime) -> RegressionGate {
+        RegressionGate(comparator: comparator, basis: .time(metric))
+    }
 }

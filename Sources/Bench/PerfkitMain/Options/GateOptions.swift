@@ -3,8 +3,8 @@ import Foundation
 import Harness
 import PerfReport
 
-/// The baseline `run` and `merge` compare with, and how they gate on it: by wall time (the default, for a baseline measured on this
-/// machine just now) or by machine-stable counts (for a committed baseline).
+/// The baseline `run` and `merge` compare with, and how they gate on it: by wall time (the default,
+/// for a baseline measured on this machine just now) or by machine-stable counts (a committed baseline).
 struct GateOptions: ParsableArguments {
     @Option(
         help: """
@@ -30,44 +30,32 @@ struct GateOptions: ParsableArguments {
         }
     }
 
-    /// The baseline report, if one was given; an error when it cannot be read, shares no
-    /// benchmark with `ids` (another package's baseline), or — gated on wall time — had its times
-    /// taken under other conditions than `timing`'s (``TimingConditions``), before anything is
-    /// measured or written.
-    func loadBaseline(sharedWith ids: Set<String>, timing: TimingConditions) throws -> Report? {
+    /// The gate these options ask for: on exact counts with `--gate-metric`, else on wall time.
+    func regressionGate(_ comparison: ComparisonOptions) -> RegressionGate {
+        RegressionGate(
+            comparator: comparison.comparator,
+            basis: gateMetric.map { .counts($0.metrics, remedies: .commandLine) } ?? .time(.wallTime))
+    }
+
+    /// The baseline report, if one was given; an error when it cannot be read or `gate` refuses it
+    /// (``RegressionGate/admit(baseline:currentIDs:timing:)``), before anything is measured or written.
+    func loadBaseline(sharedWith ids: Set<String>, timing: TimingConditions, gate: RegressionGate) throws -> Report? {
         guard let baseline else { return nil }
         let report = try loadReport(baseline)
-        try requireSharedBenchmarks(baseline: report, path: baseline, ids: ids)
-        if gateMetric == nil {
-            try requireComparableTimes(baseline: TimingConditions(of: report), path: baseline, current: timing)
-        }
+        try admit(report, path: baseline, currentIDs: ids, timing: timing, gate: gate)
         return report
-    }
-
-    func compare(baseline: Report, current: Report, comparator: Harness.Comparator) throws -> Comparison {
-        if let gateMetric {
-            return BaselineGate.compare(
-                baseline: baseline, current: current, metrics: gateMetric.metrics, comparator: comparator,
-                remedies: .commandLine)
-        }
-        return comparator.compare(baseline: baseline, current: current)
-    }
-
-    /// Ends the command with the gate's exit status: 2 when a benchmark regressed, 3 when none did
-    /// but one could not be judged (the machine was busy: worth a retry), otherwise it returns.
-    static func exit(for comparison: Comparison?) throws {
-        guard let comparison else { return }
-        if comparison.hasRegression { throw ExitCode(2) }
-        if comparison.isInconclusive { throw ExitCode(3) }
     }
 
     /// Writes the summary file when one was asked for.
     func writeSummary(_ text: String) throws {
         guard let summary else { return }
-        do {
-            try AtomicFile.write(Data(text.utf8), to: URL(fileURLWithPath: summary))
-        } catch let error as AtomicFile.WriteError {
-            throw PerfkitError(error)
-        }
+        try writeOutput(Data(text.utf8), to: URL(fileURLWithPath: summary))
+    }
+}
+
+extension RegressionGate.Status {
+    /// Ends the command with this status unless it passed: 2 regressed, 3 inconclusive (retry).
+    func exit() throws {
+        if self != .passed { throw ExitCode(rawValue) }
     }
 }
