@@ -15,6 +15,9 @@ let package = Package(
     products: [
         .executable(name: "perfkit", targets: ["PerfkitCLI"]),
         .library(name: "Probe", targets: ["Probe"]),
+        // The stall record Probe hands out and writes (and AtomicFile): for a service that names
+        // `StallRecord` or reads stall files, without the report model.
+        .library(name: "ProbeRecords", targets: ["ProbeRecords"]),
         // Every loop of a SwiftNIO EventLoopGroup watched (one watchdog per loop).
         .library(name: "ProbeNIO", targets: ["ProbeNIO"]),
         // Watchdogs as a swift-service-lifecycle Service (Hummingbird, Vapor).
@@ -44,8 +47,12 @@ let package = Package(
         // Sources/ by part (docs/layout.md): Bench/ (benchmarks, the gate, the history), Probe/,
         // PixelArt/, DispatchBench/, each with its C shims, suites and commands; Report/ (the report
         // model and its HTML page), Shared/ (ELF and gzip), CLI/ (the `perfkit` executable).
+        // What Probe records and Pprof, the report and the CLI read: the stall record, its stacks and
+        // call tree (Codable), their profile paths, and atomic file writes. Foundation only, so that
+        // Probe links no report model.
+        .target(name: "ProbeRecords", path: "Sources/Probe/ProbeRecords"),
         // The report model: plain Codable data shared by every producer and consumer.
-        .target(name: "PerfReport", path: "Sources/Report/PerfReport"),
+        .target(name: "PerfReport", dependencies: ["ProbeRecords"], path: "Sources/Report/PerfReport"),
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
         .target(name: "CHarness", path: "Sources/Bench/CHarness"),
         // Declaring, measuring, analysing and comparing benchmarks.
@@ -76,7 +83,7 @@ let package = Package(
         .target(name: "CZlib", path: "Sources/Shared/CZlib", linkerSettings: [.linkedLibrary("z")]),
         // pprof's profile.proto, encoded by hand (no protobuf dependency): stalls as profiles, for
         // `perfkit stalls --format pprof` and Probe's live files (no zlib, so Probe needs none).
-        .target(name: "Pprof", dependencies: ["PerfReport"], path: "Sources/Probe/Pprof"),
+        .target(name: "Pprof", dependencies: ["ProbeRecords"], path: "Sources/Probe/Pprof"),
         // gzip for the CLI's pprof files.
         .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Shared/Gzip"),
         // Results over commits: the store (SQLite, loaded at run time), change points along the
@@ -88,11 +95,13 @@ let package = Package(
             name: "HistoryStoreContract", dependencies: ["History", "PerfReport"], path: "Tests/HistoryStoreContract"),
         // The self-contained HTML report (inline CSS and SVG, no network), and the history's page of
         // trends over commits.
-        .target(name: "HTMLReport", dependencies: ["PerfReport", "History"], path: "Sources/Report/HTMLReport"),
+        .target(
+            name: "HTMLReport", dependencies: ["PerfReport", "ProbeRecords", "History"],
+            path: "Sources/Report/HTMLReport"),
         .target(
             name: "Probe",
             dependencies: [
-                "PerfReport", "CProbe", "ELFSymbols", "Pprof", "PerfkitPlatform",
+                "ProbeRecords", "CProbe", "ELFSymbols", "Pprof", "PerfkitPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ], path: "Sources/Probe/Probe",
@@ -119,7 +128,7 @@ let package = Package(
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "HTMLReport", "History",
+                "Harness", "PerfReport", "ProbeRecords", "HTMLReport", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"
@@ -142,7 +151,8 @@ let package = Package(
         .target(
             name: "ProbeCommands",
             dependencies: [
-                "PerfkitMain", "Harness", "PerfReport", "Probe", "ELFSymbols", "HTMLReport", "Pprof", "Gzip",
+                "PerfkitMain", "Harness", "PerfReport", "Probe", "ProbeRecords", "ELFSymbols", "HTMLReport", "Pprof",
+                "Gzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Sources/Probe/Commands"
@@ -162,17 +172,20 @@ let package = Package(
             ], path: "Sources/CLI/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
+        // Atomic writes and the stall record's JSON, pinned byte for byte (stall files, the report's stalls).
+        .testTarget(name: "ProbeRecordsTests", dependencies: ["ProbeRecords"]),
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
         // change points over stored runs.
         .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport", "HistoryStoreContract"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
-        .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness"]),
+        .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness", "ProbeRecords"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "ELFSymbols"]),
         .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
         .testTarget(
-            name: "PerfkitCLITests", dependencies: ["PerfReport", "Pprof", "Gzip", "HistoryStoreContract"],
+            name: "PerfkitCLITests",
+            dependencies: ["PerfReport", "ProbeRecords", "Pprof", "Gzip", "HistoryStoreContract"],
             exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "PerfReport"]),
@@ -183,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "ProbeTests",
             dependencies: [
-                "Probe", "CProbe", "PerfReport", "probe-test-helper", "ProbeBenchmarks", "Harness",
+                "Probe", "CProbe", "ProbeRecords", "probe-test-helper", "ProbeBenchmarks", "Harness",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -193,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "ProbeNIOTests",
             dependencies: [
-                "ProbeNIO", "Probe", "PerfReport", .product(name: "NIOCore", package: "swift-nio"),
+                "ProbeNIO", "Probe", "ProbeRecords", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -201,12 +214,12 @@ let package = Package(
         .testTarget(
             name: "ProbeServiceLifecycleTests",
             dependencies: [
-                "ProbeServiceLifecycle", "Probe", "PerfReport",
+                "ProbeServiceLifecycle", "Probe", "ProbeRecords",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport", "History"]),
+        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport", "ProbeRecords", "History"]),
         .testTarget(name: "ELFSymbolsTests", dependencies: ["ELFSymbols"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import ProbeRecords
 
 /// Reports built from the PerfReport initialisers, with numbers computed from deterministic
 /// samples so that what the page shows can be checked against the model.

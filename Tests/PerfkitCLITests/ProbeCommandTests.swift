@@ -1,6 +1,7 @@
 import Foundation
 import PerfReport
 import Testing
+import ProbeRecords
 
 /// `perfkit startup` and `perfkit watch-demo`, run as a user would.
 extension CommandLineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PerfReport
 import Testing
+import ProbeRecords
 
 /// `perfkit stalls`: the stalls' call trees as folded stacks, a speedscope file or an HTML page.
 extension CommandLineTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PerfReport
 import Testing
+import ProbeRecords
 
 /// `perfkit symbolicate` on the stalls `perfkit watch-demo` records, run as a user would.
 extension CommandLineTests {

@@ -3,6 +3,7 @@ import PerfReport
 import Testing
 
 @testable import PerfkitMain
+import ProbeRecords
 
 /// A library error worded for the command line keeps its message and says what kind of failure it
 /// is, with the library's error as its cause.

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import PerfReport
+import ProbeRecords
 import Probe
 import ProbeNIO
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PerfReport
+import ProbeRecords
 import Probe
 import ProbeServiceLifecycle
 import ServiceLifecycle

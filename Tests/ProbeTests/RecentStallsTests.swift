@@ -1,5 +1,5 @@
 import Foundation
-import PerfReport
+import ProbeRecords
 import Testing
 
 @testable import Probe

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 import Testing
 
 @testable import Probe

@@ -2,7 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import MetricsTestKit
-import PerfReport
+import ProbeRecords
 import Testing
 
 @testable @_spi(Benchmarks) import Probe

@@ -1,6 +1,6 @@
 import CProbe
 import Foundation
-import PerfReport
+import ProbeRecords
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PerfReport
+import ProbeRecords
 
 /// A command's failure: a kind to switch on, the one-line message (argument-parser prefixes
 /// "Error: "; exit code 1), and the library error behind it where there is one.

@@ -6,6 +6,7 @@ import Harness
 import PerfReport
 import Gzip
 import Pprof
+import ProbeRecords
 
 package struct StallsCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(

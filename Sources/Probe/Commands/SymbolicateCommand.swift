@@ -2,7 +2,7 @@ import PerfkitMain
 import ArgumentParser
 import ELFSymbols
 import Foundation
-import PerfReport
+import ProbeRecords
 
 package struct SymbolicateCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(

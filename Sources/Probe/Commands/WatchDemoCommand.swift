@@ -3,7 +3,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
-import PerfReport
+import ProbeRecords
 import Probe
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import Foundation
-import PerfReport
+import ProbeRecords
 
 /// Stalls as a pprof profile (`perfkit stalls --format pprof`, and Probe's
 /// `WatchdogConfiguration.pprofDirectory`): each stall's call tree as its

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// Which frames of a stack are the program's own code ("in-app", as Sentry calls it) rather than
 /// the C library, the kernel's vDSO or the Swift runtime and toolchain libraries.

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// Distinct values, each kept once and named by its index.
 struct InternTable<Value: Hashable> {

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// Whether a stack is a Dispatch worker thread parked waiting for work: a thread of the pool's
 /// name that holds nothing, which a starvation record must not blame.

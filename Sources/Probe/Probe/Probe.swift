@@ -2,7 +2,7 @@
 ///
 /// - ``Watchdog`` watches one thread that must stay responsive (the main queue, a serial
 ///   `DispatchQueue`, or any loop that reports through a ``Heartbeat``) and reports each stall
-///   longer than a threshold with sampled, symbolicated stacks as a `PerfReport.StallRecord`.
+///   longer than a threshold with sampled, symbolicated stacks as a `ProbeRecords.StallRecord`.
 /// - ``Startup`` records startup phases (`Startup.mark("ready")`) against the process's time zero.
 /// - ``Symbolicator`` turns program counters into demangled Swift names using the ELF symbol
 ///   tables of the loaded modules, so internal functions of the executable resolve too.

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// The ring behind ``Watchdog/recentStalls``: the latest stall records, kept packed.
 ///

@@ -1,6 +1,6 @@
 import CProbe
 import Foundation
-import PerfReport
+import ProbeRecords
 
 /// Turns one stall episode's samples into a `StallRecord`: the distinct stacks symbolicated once
 /// each and merged into a call tree with their counts, the most frequent stack, a group key and

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Metrics
-import PerfReport
+import ProbeRecords
 import Pprof
 import Synchronization
 

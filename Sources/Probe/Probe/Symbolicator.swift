@@ -1,7 +1,7 @@
 import CProbe
 import ELFSymbols
 import Foundation
-import PerfReport
+import ProbeRecords
 import Synchronization
 
 /// Turns program counters of this process into stack frames: demangled function name, module

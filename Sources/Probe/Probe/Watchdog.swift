@@ -1,7 +1,7 @@
 import CProbe
 import Foundation
 import Logging
-import PerfReport
+import ProbeRecords
 import Synchronization
 
 /// Watches one thread that must stay responsive and reports every stall longer than a threshold,

@@ -2,7 +2,7 @@ import CProbe
 import Foundation
 import Logging
 import Metrics
-import PerfReport
+import ProbeRecords
 
 /// How a ``Watchdog`` watches, samples and reports.
 public struct WatchdogConfiguration: Sendable {

@@ -1,7 +1,7 @@
 import CProbe
 import Foundation
 import Metrics
-import PerfReport
+import ProbeRecords
 import Synchronization
 
 /// The watchdog's thread: wakes every tick, checks whether the target is busy, samples the

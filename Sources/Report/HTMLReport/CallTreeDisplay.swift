@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// Call trees as the page shows them: several stalls' trees merged into one, and frames named
 /// the way a reader recognises them.

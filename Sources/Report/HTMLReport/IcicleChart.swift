@@ -1,4 +1,5 @@
 import PerfReport
+import ProbeRecords
 
 /// A flame graph drawn top-down (an icicle): the outermost frame on top, each callee below its
 /// caller, widths proportional to the number of samples. Every box carries the full demangled

@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import ProbeRecords
 
 /// Stalls over the run: one lane per watchdog, one box per stall from its start for its duration,
 /// classified by colour and by a letter (C cpu-bound, B blocked, S starved, ? unknown) so the

@@ -1,4 +1,5 @@
 import PerfReport
+import ProbeRecords
 
 /// Watchdog stalls: a timeline over the run, a table of every stall, and per group of similar
 /// stalls (same group key) a flame graph of the merged sampled stacks plus the same tree as text.

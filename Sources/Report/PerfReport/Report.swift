@@ -1,4 +1,5 @@
 import Foundation
+import ProbeRecords
 
 /// The one document every part of perfkit writes and reads.
 ///

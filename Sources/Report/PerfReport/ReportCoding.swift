@@ -1,4 +1,5 @@
 import Foundation
+import ProbeRecords
 
 /// Reading and writing reports: sorted keys, ISO-8601 dates, atomic writes, and errors that name
 /// the file and the problem in one line.

@@ -1,4 +1,4 @@
-import PerfReport
+import ProbeRecords
 
 /// Brendan Gregg's collapsed-stack ("folded") format, which `flamegraph.pl`, `inferno-flamegraph`
 /// and speedscope read: one line per distinct stack, its frames root first joined by `;`, then a

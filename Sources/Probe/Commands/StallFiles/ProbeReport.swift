@@ -2,6 +2,7 @@ import PerfkitMain
 import Foundation
 import Harness
 import PerfReport
+import ProbeRecords
 
 /// A report that carries Probe results (stalls or startup phases) and no benchmarks.
 func probeReport(stalls: [StallRecord]? = nil, startup: [StartupResult]? = nil, samples: Int = 0) -> Report {

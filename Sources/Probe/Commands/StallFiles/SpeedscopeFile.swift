@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import ProbeRecords
 
 /// speedscope's own file format (https://www.speedscope.app/file-format-schema.json, specified
 /// in jlfwong/speedscope's `src/lib/file-format-spec.ts`): frames shared by every profile, and

@@ -1,6 +1,7 @@
 import PerfkitMain
 import Foundation
 import PerfReport
+import ProbeRecords
 
 /// Stalls as read from a file: either a perfkit report (its `stalls`) or the JSON-lines file a
 /// Probe watchdog appends to (one `StallRecord` per line). Written back in the same form.

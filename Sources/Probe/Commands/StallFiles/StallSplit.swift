@@ -1,5 +1,5 @@
 import ArgumentParser
-import PerfReport
+import ProbeRecords
 
 /// A stall and its number in the file: 1 for the first record, as `perfkit symbolicate` and
 /// `perfkit stalls --list` count them.

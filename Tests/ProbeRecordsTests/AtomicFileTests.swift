@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PerfReport
+import ProbeRecords
 
 @Suite struct AtomicFileTests {
     func temporaryDirectory() throws -> URL {
