@@ -55,9 +55,13 @@ let package = Package(
         .target(name: "PerfReport", dependencies: ["ProbeRecords"], path: "Sources/Report/PerfReport"),
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
         .target(name: "CHarness", path: "Sources/Bench/CHarness"),
+        // The tests of difference the gate and the history share (Mann-Whitney U, Student's t, change
+        // points): a target of their own, so that History and the HTML report link no runner.
+        .target(name: "PerfStatistics", path: "Sources/Bench/Statistics"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(
-            name: "Harness", dependencies: ["PerfReport", "CHarness", "PerfkitPlatform"], path: "Sources/Bench/Harness"),
+            name: "Harness", dependencies: ["PerfReport", "PerfStatistics", "CHarness", "PerfkitPlatform"],
+            path: "Sources/Bench/Harness"),
         .target(
             name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
             path: "Sources/DispatchBench/DispatchBench"),
@@ -88,7 +92,7 @@ let package = Package(
         .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Shared/Gzip"),
         // Results over commits: the store (SQLite, loaded at run time), change points along the
         // first-parent history, their wording. `perfkit history` and `run --history` use it.
-        .target(name: "History", dependencies: ["Harness", "PerfReport"], path: "Sources/Bench/History"),
+        .target(name: "History", dependencies: ["PerfStatistics", "PerfReport"], path: "Sources/Bench/History"),
         // The store contract (Swift Testing checks over any ResultsStore, in-process and through an
         // executable), shared by HistoryTests (SQLite) and Integrations/PostgresHistory's tests.
         .target(
@@ -128,7 +132,7 @@ let package = Package(
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "ProbeRecords", "HTMLReport", "History",
+                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"
@@ -174,6 +178,8 @@ let package = Package(
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
         // Atomic writes and the stall record's JSON, pinned byte for byte (stall files, the report's stalls).
         .testTarget(name: "ProbeRecordsTests", dependencies: ["ProbeRecords"]),
+        // Mann-Whitney U, Student's t and change points against reference values (scipy, seeded noise).
+        .testTarget(name: "PerfStatisticsTests", dependencies: ["PerfStatistics"]),
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
         // change points over stored runs.
         .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport", "HistoryStoreContract"]),

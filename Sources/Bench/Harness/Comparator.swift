@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import PerfStatistics
 
 /// Compares a run with a baseline, benchmark by benchmark, and gives each a verdict.
 ///

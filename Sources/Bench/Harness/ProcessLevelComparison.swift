@@ -1,5 +1,6 @@
 import Foundation
 import PerfReport
+import PerfStatistics
 
 /// A time comparison whose unit is the process, not the sample: a median moves between processes (hash
 /// seed, layout, the machine's minute) by more than samples vary within one, so the current side's level

@@ -1,4 +1,4 @@
-import Harness
+import PerfStatistics
 
 /// The search `perfkit bisect` runs: commits along the first-parent history from a good end to a
 /// bad end, each probe judged against both ends, narrowed to the first commit at the bad level in

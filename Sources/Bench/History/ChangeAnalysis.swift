@@ -1,5 +1,5 @@
 import Foundation
-import Harness
+import PerfStatistics
 
 /// Finds the level shifts in a store's runs: one series per machine × benchmark × metric, in
 /// first-parent commit order, each searched with `ChangePointDetector`. Analysis only: plain data

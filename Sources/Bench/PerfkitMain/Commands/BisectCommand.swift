@@ -3,6 +3,7 @@ import Foundation
 import Harness
 import History
 import PerfReport
+import PerfStatistics
 
 /// `perfkit bisect`: the first commit at which a benchmark moved, found by building and measuring
 /// about log2(N) of the N commits between a good and a bad revision.

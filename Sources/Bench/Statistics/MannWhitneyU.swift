@@ -113,7 +113,7 @@ public enum MannWhitneyU {
     }
 
     /// P(Z > z) for a standard normal Z, accurate in the far tail too (erfc, not 1 − Φ).
-    static func normalSurvival(_ z: Double) -> Double {
+    package static func normalSurvival(_ z: Double) -> Double {
         0.5 * erfc(z / 2.0.squareRoot())
     }
 }

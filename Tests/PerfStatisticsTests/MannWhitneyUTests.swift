@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Harness
+@testable import PerfStatistics
 
 /// Expected values come from SciPy 1.17.1 (NumPy 2.4.6):
 /// `scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method=..., use_continuity=True)`,

@@ -3,9 +3,9 @@ import Foundation
 /// Student's t distribution: the two-sided p-value of a t statistic and the quantile an interval
 /// needs, for comparisons made on a handful of per-process medians (``ProcessLevelComparison``),
 /// where the normal approximation would claim far more certainty than 3–5 values give.
-enum StudentT {
+package enum StudentT {
     /// P(|T| ≥ |t|) with `degreesOfFreedom` (> 0): I_{ν/(ν+t²)}(ν/2, 1/2).
-    static func twoSidedPValue(_ t: Double, degreesOfFreedom: Double) -> Double {
+    package static func twoSidedPValue(_ t: Double, degreesOfFreedom: Double) -> Double {
         precondition(degreesOfFreedom > 0, "degrees of freedom must be positive")
         if t.isNaN { return 1 }
         if t.isInfinite { return 0 }
@@ -15,7 +15,7 @@ enum StudentT {
 
     /// The t with P(T ≤ t) = `probability` (in (0.5, 1)), by bisection on the p-value: 60 halvings
     /// of [0, 1e6] are far below any precision a verdict needs.
-    static func quantile(_ probability: Double, degreesOfFreedom: Double) -> Double {
+    package static func quantile(_ probability: Double, degreesOfFreedom: Double) -> Double {
         precondition(probability > 0.5 && probability < 1, "probability must be in (0.5, 1)")
         let tail = 2 * (1 - probability)
         var low = 0.0

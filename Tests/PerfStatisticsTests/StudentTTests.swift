@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Harness
+@testable import PerfStatistics
 
 @Suite struct StudentTTests {
     /// Table values (two-sided 5% and 1% critical values of Student's t).

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Harness
+@testable import PerfStatistics
 
 /// Change points along a series of results (E-Divisive means, Otava's deterministic form).
 struct ChangePointTests {
