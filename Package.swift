@@ -62,6 +62,9 @@ let package = Package(
         .target(
             name: "Harness", dependencies: ["PerfReport", "PerfStatistics", "CHarness", "PerfkitPlatform"],
             path: "Sources/Bench/Harness"),
+        // perfkit's own benchmarks of the harness (suite "Harness": an empty body, the barriers,
+        // FixedWork and the gate check's slowdown hook), kept out of the Harness product users link.
+        .target(name: "HarnessBenchmarks", dependencies: ["Harness"], path: "Sources/Bench/Benchmarks"),
         .target(
             name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
             path: "Sources/DispatchBench/DispatchBench"),
@@ -171,8 +174,8 @@ let package = Package(
         .executableTarget(
             name: "PerfkitCLI",
             dependencies: [
-                "PerfkitMain", "Harness", "DispatchBench", "PixelArtBenchmarks", "ProbeBenchmarks", "ProbeCommands",
-                "PixelArtCommands",
+                "PerfkitMain", "Harness", "HarnessBenchmarks", "DispatchBench", "PixelArtBenchmarks", "ProbeBenchmarks",
+                "ProbeCommands", "PixelArtCommands",
             ], path: "Sources/CLI/PerfkitCLI"
         ),
         .testTarget(name: "PerfReportTests", dependencies: ["PerfReport"]),
@@ -194,7 +197,7 @@ let package = Package(
             dependencies: ["PerfReport", "ProbeRecords", "Pprof", "Gzip", "HistoryStoreContract"],
             exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
-        .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "PerfReport"]),
+        .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "HarnessBenchmarks", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Harness
+@testable import HarnessBenchmarks
 
 @Suite struct CallgrindDumpTests {
     /// A real dump part written by valgrind 3.19 after CALLGRIND_DUMP_STATS_AT("bench/a#1").

@@ -1,5 +1,6 @@
 import DispatchBench
 import Harness
+import HarnessBenchmarks
 import PixelArtBenchmarks
 import ProbeBenchmarks
 

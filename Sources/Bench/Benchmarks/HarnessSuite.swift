@@ -1,3 +1,5 @@
+import Harness
+
 /// Benchmarks of the harness itself: what an empty body and the optimisation barriers cost.
 /// They show what the smallest measurable difference is on this machine.
 public let harnessSuite = BenchmarkSuite(
