@@ -13,8 +13,10 @@ release: setup
 run: release
 	.build/release/perfkit run --format json,html
 
-# Sets up, builds and runs the whole test suite.
+# Sets up, checks what each library links (scripts/check-closures.py: the manifest only, no build),
+# builds and runs the whole test suite.
 test: setup
+	SWIFT=$(SWIFT) ./scripts/check-closures.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
