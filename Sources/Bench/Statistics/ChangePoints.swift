@@ -10,21 +10,21 @@ import Foundation
 /// A series of exact counts (instructions) has no spread within a level: any move of its mean is
 /// then certain, and the minimum shift alone decides. Points are not yet weighted by their
 /// intervals; the energy statistic is O(n²) per candidate split (fine for hundreds of commits).
-public struct ChangePointDetector: Sendable {
+package struct ChangePointDetector: Sendable {
     /// A change point's p-value must be below this against its neighbouring segments (Otava's
     /// default, 0.001).
-    public var maxPValue: Double
+    package var maxPValue: Double
     /// And its relative shift of the mean at least this (0.02: 2%; a benchmark's own threshold is
     /// the usual choice).
-    public var minRelativeShift: Double
+    package var minRelativeShift: Double
     /// The least number of points on each side of a change (a t-test needs two for a spread).
-    public var minSegment: Int
+    package var minSegment: Int
 
     /// A split is kept for the merge phase when its t-test p-value is below this, looser than
     /// `maxPValue`: a segment holding two shifts dilutes each side's test until it is split again.
     static let splitPValue = 0.05
 
-    public init(maxPValue: Double = 0.001, minRelativeShift: Double = 0.02, minSegment: Int = 2) {
+    package init(maxPValue: Double = 0.001, minRelativeShift: Double = 0.02, minSegment: Int = 2) {
         precondition(maxPValue > 0 && maxPValue < 1, "maxPValue must be in (0, 1)")
         precondition(minRelativeShift >= 0, "minRelativeShift must not be negative")
         precondition(minSegment >= 2, "a segment needs at least two points")
@@ -34,31 +34,31 @@ public struct ChangePointDetector: Sendable {
     }
 
     /// One level shift: the series' value changed from `index` on.
-    public struct ChangePoint: Sendable, Equatable {
+    package struct ChangePoint: Sendable, Equatable {
         /// The first point of the new level.
-        public var index: Int
+        package var index: Int
         /// The points of the segments compared: from the previous change point (or the start) to
         /// `index`, and from `index` to the next change point (or the end).
-        public var before: Range<Int>
-        public var after: Range<Int>
+        package var before: Range<Int>
+        package var after: Range<Int>
         /// The means of the segments before and after (between the neighbouring change points).
-        public var meanBefore: Double
-        public var meanAfter: Double
+        package var meanBefore: Double
+        package var meanAfter: Double
         /// The two-sided p-value between those segments: the larger of Student's and Welch's t-test
         /// (`tTestPValue`). An earlier form multiplied Student's by the places the split could have
         /// taken (Bonferroni), which cured Student's false alarms in seeded noise but not in real
         /// runs and cost the two-point case; requiring Welch's agreement does both (docs/history.md).
-        public var pValue: Double
+        package var pValue: Double
 
         /// (after − before) / before: positive when the value grew (slower, for a time or a count).
-        public var relativeShift: Double { meanBefore == 0 ? 0 : (meanAfter - meanBefore) / abs(meanBefore) }
+        package var relativeShift: Double { meanBefore == 0 ? 0 : (meanAfter - meanBefore) / abs(meanBefore) }
     }
 
     /// The change points of `values`, in order.
     ///
     /// - Parameter splittable: where a new level may start; nil for anywhere. The history passes
     ///   the first run of each commit, so several runs of one commit stay on one level.
-    public func changePoints(in values: [Double], splittable: Set<Int>? = nil) -> [ChangePoint] {
+    package func changePoints(in values: [Double], splittable: Set<Int>? = nil) -> [ChangePoint] {
         guard values.count >= 2 * minSegment else { return [] }
         let allowed = { (index: Int) in splittable?.contains(index) ?? true }
         var splits: [Int] = []
@@ -144,7 +144,7 @@ public struct ChangePointDetector: Sendable {
 
     /// The mean of a level and its 95% Student-t interval (the interval is the mean itself for
     /// one value or for exact counts without spread).
-    public static func levelInterval(_ values: ArraySlice<Double>) -> (mean: Double, lower: Double, upper: Double) {
+    package static func levelInterval(_ values: ArraySlice<Double>) -> (mean: Double, lower: Double, upper: Double) {
         let m = mean(values)
         guard values.count > 1 else { return (m, m, m) }
         let variance = values.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(values.count - 1)

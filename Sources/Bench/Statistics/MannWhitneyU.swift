@@ -8,27 +8,27 @@ import Foundation
 /// otherwise the normal approximation with tie correction and continuity correction — the same
 /// choices as `scipy.stats.mannwhitneyu(x, y, alternative="two-sided", method="exact"` or
 /// `"asymptotic", use_continuity=True)`.
-public enum MannWhitneyU {
-    public enum Method: String, Sendable {
+package enum MannWhitneyU {
+    package enum Method: String, Sendable {
         case exact
         case asymptotic
     }
 
-    public struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         /// U of the first sample: the number of pairs (x, y) with x > y, ties counting one half
         /// (scipy's `statistic`).
-        public var u: Double
+        package var u: Double
         /// Two-sided p-value.
-        public var pValue: Double
-        public var method: Method
+        package var pValue: Double
+        package var method: Method
     }
 
     /// Both samples at most this large and no ties: exact distribution. Beyond it the normal
     /// approximation is accurate to well under the precision anyone reads a p-value at.
-    public static let exactSampleSizeLimit = 20
+    package static let exactSampleSizeLimit = 20
 
     /// Tests `x` against `y`. An empty sample gives U 0 and p-value 1: no evidence of a difference.
-    public static func test(_ x: [Double], _ y: [Double]) -> Result {
+    package static func test(_ x: [Double], _ y: [Double]) -> Result {
         guard !x.isEmpty, !y.isEmpty else { return Result(u: 0, pValue: 1, method: .asymptotic) }
         let n1 = x.count
         let n2 = y.count
