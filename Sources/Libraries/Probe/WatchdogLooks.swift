@@ -8,6 +8,7 @@ import Synchronization
     private let clock = SteppedClock()
     private let heartbeat = Heartbeat.currentThread()
     private let loop: WatchdogLoop
+    private let busy: Bool
 
     /// `busy`: the heartbeat is in one long stall, each look is the loop thread's (the stall timed
     /// and sampled); otherwise it is idle, each look is the resting clock's.
@@ -18,25 +19,30 @@ import Synchronization
         loop = WatchdogLoop(
             watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock,
             reader: SilentReader())
+        self.busy = busy
         loop.begin()
         if busy {
             heartbeat.busy(at: clock.monotonicNanoseconds())
             loop.look(scheduledFor: clock.monotonicNanoseconds())
         }
+        // Let go: the looks may come from another thread (the resting clock's take it themselves).
+        loop.ownership.release()
     }
 
     /// Makes `looks` looks 1 ms apart.
     public func run(_ looks: Int) {
+        if busy { loop.ownership.take() }
         for _ in 0..<looks {
             clock.step(by: 1_000_000)
             let now = clock.monotonicNanoseconds()
-            if loop.isResting {
-                if loop.needsItsThread(now: now) { loop.resumeFromRest() }
-                _ = loop.restingTick(now: now)
-            } else {
+            if busy {
                 loop.look(scheduledFor: now)
+            } else {
+                _ = loop.needsItsThread(now: now)
+                _ = loop.restingTick(now: now)
             }
         }
+        if busy { loop.ownership.release() }
     }
 }
 
