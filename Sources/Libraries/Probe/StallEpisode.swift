@@ -42,8 +42,8 @@ struct StallEpisode {
         startDate = seenAt.addingTimeInterval(-Double(firstSeen.saturatingSubtract(busySince)) / 1e9)
     }
 
-    /// True while the watchdog should wake for this episode's next sample.
-    var wantsSample: Bool { sampling && !samplingDone }
+    /// When the watchdog should wake for this episode's next sample; nil while none is wanted.
+    var nextSample: UInt64? { sampling && !samplingDone ? nextSampleAt : nil }
 
     /// Adds one sample of the episode's thread (none when it has none), until `limit` samples.
     mutating func sampleItsThread(with reader: any StalledThreadReader, now: UInt64, limit: Int) {

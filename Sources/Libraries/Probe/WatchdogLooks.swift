@@ -36,7 +36,7 @@ import Synchronization
             clock.step(by: 1_000_000)
             let now = clock.monotonicNanoseconds()
             if busy {
-                loop.look(scheduledFor: now)
+                if !loop.isResting { loop.look(scheduledFor: now) }
             } else {
                 _ = loop.needsItsThread(now: now)
                 _ = loop.restingTick(now: now)

@@ -113,8 +113,8 @@ final class WatchdogLoop: @unchecked Sendable {
     var nextWake: UInt64 {
         ownership.check()
         var wake = expectedWake
-        if let episode, episode.wantsSample { wake = min(wake, episode.nextSampleAt) }
-        for job in jobEpisodes.values where job.wantsSample { wake = min(wake, job.nextSampleAt) }
+        if let next = episode?.nextSample { wake = min(wake, next) }
+        for job in jobEpisodes.values { wake = min(wake, job.nextSample ?? wake) }
         return wake
     }
 
@@ -190,29 +190,28 @@ final class WatchdogLoop: @unchecked Sendable {
         return intervals.resting.interval(now: now, lastWorkSeen: seen == 0 ? nil : seen)
     }
 
+    /// Episodes are changed in place, never copied whole: each holds its samples.
     private func observe(now: UInt64, pause: UInt64, stopping: Bool = false) {
         let busy = observer.busyPeriod(now: now)
-        if let current = episode, busy?.since != current.busySince {
+        if let since = episode?.busySince, busy?.since != since, let ended = episode {
             // The busy period ended (or a new one began): one report per stall, at its end.
-            conclude(current, end: end(of: current, recorded: observer.lastBusyEnd, now: now))
             episode = nil
+            conclude(ended, end: end(of: ended, recorded: observer.lastBusyEnd, now: now))
         }
         if let busy, !stopping {
-            var current =
-                episode
-                ?? StallEpisode(
+            if episode == nil {
+                episode = StallEpisode(
                     busySince: busy.since, threadID: busy.thread, firstSeen: now,
                     cpuAtFirstSeen: busy.thread.flatMap(reader.cpuNanoseconds(of:)),
                     isPoolStarvation: busy.isPoolStarvation, seenAt: clock.date())
-            // A queue's drain thread may only be known (or change) after the first look: CPU time
-            // is then counted for the thread seen now, from now.
-            if let thread = busy.thread, thread != current.threadID {
-                current.threadID = thread
-                current.firstSeen = now
-                current.cpuAtFirstSeen = reader.cpuNanoseconds(of: thread)
+            } else if let thread = busy.thread, thread != episode?.threadID {
+                // A queue's drain thread may only be known (or change) after the first look: CPU
+                // time is then counted for the thread seen now, from now.
+                episode!.threadID = thread
+                episode!.firstSeen = now
+                episode!.cpuAtFirstSeen = reader.cpuNanoseconds(of: thread)
             }
-            advance(&current, now: now, pause: pause)
-            episode = current
+            advance(&episode!, now: now, pause: pause)
         }
         observeJobs(now: now, pause: pause, stopping: stopping)
     }
@@ -232,14 +231,13 @@ final class WatchdogLoop: @unchecked Sendable {
         let starved = episode?.confirmed == true
         for job in jobs {
             guard let thread = job.thread else { continue }
-            var current =
-                jobEpisodes[thread]
-                ?? StallEpisode(
+            if jobEpisodes.index(forKey: thread) == nil {
+                jobEpisodes[thread] = StallEpisode(
                     busySince: job.since, threadID: thread, firstSeen: now,
                     cpuAtFirstSeen: reader.cpuNanoseconds(of: thread), seenAt: clock.date())
-            if starved { current.absorbed = true }
-            advance(&current, now: now, pause: pause)
-            jobEpisodes[thread] = current
+            }
+            if starved { jobEpisodes[thread]!.absorbed = true }
+            advance(&jobEpisodes[thread]!, now: now, pause: pause)
         }
     }
 
