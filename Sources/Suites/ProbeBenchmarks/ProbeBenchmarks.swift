@@ -371,6 +371,7 @@ final class BusyLoop {
     init(watched: Bool) {
         watchdog = watched ? Watchdog(watching: .heartbeat(heartbeat), configuration: .init(name: "benchmark")) : nil
         try? watchdog?.start()
+        if watched { Watchdog.finishStartUpWork() }
     }
 
     func run(_ turns: Int) {
