@@ -17,8 +17,9 @@ final class VirtualTimeWatchdog {
     let pinger: ScriptedPinger?
     let watchdog: Watchdog
     private let loop: WatchdogLoop
-    /// When the resting clock looks next while the loop rests (nil while it does not), and when its
-    /// wait for that look began.
+    /// When the resting clock looks next while the loop is parked (nil while it is not: the loop is
+    /// then this thread's, and lent to the resting clock while parked, as its own thread does), and
+    /// when its wait for that look began.
     private var restingLookAt: UInt64?
     private var restingWaitSince: UInt64 = 0
     /// The resting clock's own view of pauses, between its looks.
@@ -36,7 +37,9 @@ final class VirtualTimeWatchdog {
             configuration: configuration)
         loop = WatchdogLoop(
             watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock, reader: reader,
-            pinger: pinger)
+            observer: pinger.map {
+                PingObserver(pinger: $0, configuration: configuration, intervals: WatchdogIntervals(configuration))
+            })
         loop.begin()
         restingPauses = PauseDetector(monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds())
     }
@@ -68,9 +71,10 @@ final class VirtualTimeWatchdog {
         while true {
             steps += 1
             precondition(steps < 1_000_000, "the loop does not move on in virtual time")
-            if loop.isResting {
+            if restingLookAt != nil || loop.isResting {
                 if restingLookAt == nil {
                     // The loop parks now: the resting clock starts its wait (and its view of pauses).
+                    loop.ownership.release()
                     restingPauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
                     restingWaitSince = now
                 }
@@ -85,6 +89,7 @@ final class VirtualTimeWatchdog {
                     monotonic: now, boot: clock.bootTimeNanoseconds(), due: look, since: restingWaitSince)
                 if loop.needsItsThread(now: now, pause: pause) {
                     restingLookAt = nil
+                    loop.ownership.take()
                     looks += 1
                     loop.resumeFromRest()
                 } else {
@@ -92,7 +97,6 @@ final class VirtualTimeWatchdog {
                     restingLookAt = now + loop.restingTick(now: now)
                 }
             } else {
-                restingLookAt = nil
                 let wake = loop.nextWake
                 guard wake <= target else { break }
                 // A wake-up already past (the process was paused) is made at once, late.
@@ -117,7 +121,17 @@ final class VirtualTimeWatchdog {
     }
 
     /// `Watchdog.stop()`'s last look: a stall going on is reported as ongoing.
-    func stop() { loop.end() }
+    func stop() {
+        if restingLookAt != nil {
+            // Stopped while parked: the loop's thread takes the loop back from the resting clock.
+            restingLookAt = nil
+            loop.ownership.take()
+        }
+        loop.end()
+    }
+
+    /// The thread that owns the loop now, nil while it is parked (debug builds; always nil else).
+    var loopOwner: Int32? { loop.ownership.ownerThread }
 }
 
 /// A pinged target in virtual time, like a serial queue: a ping posted while it is idle runs at

@@ -98,6 +98,14 @@ public let probeSuite = BenchmarkSuite(
                 lag.record(UInt64(truncatingIfNeeded: index & 0xFFFF) &* 1_000, now: now)
             }
         },
+        // What one look costs the watchdog's thread during a stall of a heartbeat (timed and
+        // sampled, the reader taking nothing), and the resting clock's thread at an idle one.
+        Benchmark(
+            "Probe/watchdog/look-stalled", setup: { _ in WatchdogLooks(busy: true) },
+            body: { looks, iterations in looks.run(iterations) }),
+        Benchmark(
+            "Probe/watchdog/look-resting", setup: { _ in WatchdogLooks(busy: false) },
+            body: { looks, iterations in looks.run(iterations) }),
         // What the memory watch's thread pays per check to keep the breadcrumb (the figures, the
         // latest phase's name, a sequence around them: stores into a shared mapping of the file).
         // Target ≤ 1 µs, no allocation (`perfkit run --allocations` says 0 per operation; tested).
@@ -360,6 +368,7 @@ final class BusyLoop {
     init(watched: Bool) {
         watchdog = watched ? Watchdog(watching: .heartbeat(heartbeat), configuration: .init(name: "benchmark")) : nil
         try? watchdog?.start()
+        if watched { Watchdog.finishStartUpWork() }
     }
 
     func run(_ turns: Int) {

@@ -14,16 +14,17 @@ final class CooperativePoolPinger: Pinger {
     /// ``longestPreparationInterval``) each time a preparation leaves some still unprepared — a
     /// busy pool can keep one thread out of reach indefinitely, and trying every second then costs
     /// the service for nothing.
-    static let preparationInterval: UInt64 = 1_000_000_000
-    static let longestPreparationInterval: UInt64 = 32_000_000_000
+    static let preparationInterval: Duration = .seconds(1)
+    static let longestPreparationInterval: Duration = .seconds(32)
     /// How long a preparing task holds its thread waiting for the others to start.
-    static let preparationPatience: UInt64 = 10_000_000
+    static let preparationPatience: Duration = .milliseconds(10)
 
     private let arrivals: PingArrivals
     private let signal: Int32
     private let names = PoolThreadNames()
     private let lastPreparation = Atomic<UInt64>(0)
-    private let currentPreparationInterval = Atomic<UInt64>(CooperativePoolPinger.preparationInterval)
+    /// The current interval between preparations, in ns as the stamps it is compared with.
+    private let currentPreparationInterval = Atomic<UInt64>(CooperativePoolPinger.preparationInterval.nanoseconds)
 
     init(signal: Int32) {
         self.signal = signal
@@ -65,7 +66,9 @@ final class CooperativePoolPinger: Pinger {
         let unprepared = threads.contains { ThreadInfo.blocks(signal: self.signal, tid: $0.id) }
         if last != 0 {
             currentPreparationInterval.store(
-                unprepared ? min(interval * 2, Self.longestPreparationInterval) : Self.preparationInterval,
+                unprepared
+                    ? min(interval * 2, Self.longestPreparationInterval.nanoseconds)
+                    : Self.preparationInterval.nanoseconds,
                 ordering: .relaxed)
             guard unprepared else { return }
         }
@@ -105,11 +108,11 @@ private final class Gathering: Sendable {
 
     init(count: Int) { self.count = count }
 
-    func arriveAndWait(patience: UInt64) {
+    func arriveAndWait(patience: Duration) {
         if started.add(1, ordering: .acquiringAndReleasing).newValue == count {
             for _ in 1..<max(1, count) { allStarted.signal() }
             return
         }
-        _ = allStarted.wait(timeout: .now() + .nanoseconds(Int(patience)))
+        _ = allStarted.wait(timeout: .now() + .nanoseconds(Int(patience.nanoseconds)))
     }
 }

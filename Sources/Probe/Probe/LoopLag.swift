@@ -6,7 +6,7 @@ import Metrics
 /// `probe_loop_lag_seconds_bucket`).
 ///
 /// An event loop found idle in its `epoll_wait` is not pinged (each ping would wake it; see
-/// `WatchdogLoop.isIdleInItsWait`): such a look counts as a lag of 0, since work given to it then
+/// `PingObserver`): such a look counts as a lag of 0, since work given to it then
 /// runs at once. Queues and the cooperative pool are timed by their pings only (the pool, while
 /// its jobs are timed, is pinged only when every thread is busy and every 10 s).
 ///

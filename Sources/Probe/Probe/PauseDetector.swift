@@ -4,8 +4,8 @@
 /// either, so that time is excused from a busy period rather than called a stall.
 ///
 /// Each looker keeps its own: a watchdog's loop between its looks, the resting clock between its
-/// looks at parked watchdogs (without it a pause while a watchdog rests was timed as a stall of the
-/// busy period it interrupted; found by the virtual-time tests, 2026-11-26).
+/// looks at parked watchdogs, so that a pause while a watchdog rests is not timed as a stall of the
+/// busy period it interrupted (docs/probe-in-a-server.md#the-resting-clock).
 struct PauseDetector {
     /// CLOCK_BOOTTIME − CLOCK_MONOTONIC at the previous look.
     private var bootOffset: Int64

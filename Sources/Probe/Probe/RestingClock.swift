@@ -3,16 +3,11 @@ import Dispatch
 import Synchronization
 
 /// One thread that looks at every resting watchdog's target, so that watchdogs with nothing to
-/// watch cost one wake-up per look in all, not one each.
-///
-/// A timed wake-up costs a thread 36–53 µs of CPU on this project's VM (a C loop of
-/// `sem_timedwait`, 2026-11-25: every timer interrupt and idle exit is a VM exit), 60–90 µs for a
-/// watchdog's thread doing its look: three watchdogs of an idle server looking every 25–50 ms cost
-/// 0.5–0.75% of a core. A watchdog with no busy period, no outstanding ping and no long job
-/// parks its own thread and registers here; this thread looks at each parked one every resting
-/// interval (the shortest among them; see `RestingLookSchedule`) with the same cheap questions — is the heartbeat busy, is a pool
-/// job older than half the threshold, is the event loop out of its epoll wait — and hands a
-/// watchdog back to its own thread the moment there is something to time or sample.
+/// watch cost one wake-up per look in all, not one each (a timed wake-up is the bulk of watching at
+/// rest: docs/probe-in-a-server.md#the-resting-clock). A watchdog with nothing to time parks here and
+/// lends its loop to this thread, which asks it the cheap questions (`WatchdogLoop.needsItsThread`)
+/// every resting interval (the shortest among them; see `RestingLookSchedule`) and wakes its thread
+/// the moment there is something to time or sample.
 final class RestingClock: Sendable {
     static let shared = RestingClock()
 

@@ -36,14 +36,27 @@ public enum WatchTarget: Sendable {
         }
     }
 
-    /// The pinger that watches this target, or nil for a heartbeat.
-    func makePinger(signal: Int32) -> (any Pinger)? {
+    /// The observer that watches this target for a loop with `configuration` and `intervals`.
+    func makeObserver(configuration: WatchdogConfiguration, intervals: WatchdogIntervals) -> any TargetObserver {
+        let signal = configuration.signal
         switch self {
-        case .mainQueue: return QueuePinger(queue: .main, isMain: true, signal: signal)
-        case .queue(let queue): return QueuePinger(queue: queue, isMain: false, signal: signal)
-        case .heartbeat: return nil
-        case .executor(_, let submit): return ExecutorPinger(submit: submit, signal: signal)
-        case .cooperativePool: return CooperativePoolPinger(signal: signal)
+        case .heartbeat(let heartbeat):
+            return HeartbeatObserver(heartbeat)
+        case .mainQueue:
+            return PingObserver(
+                pinger: QueuePinger(queue: .main, isMain: true, signal: signal), configuration: configuration,
+                intervals: intervals)
+        case .queue(let queue):
+            return PingObserver(
+                pinger: QueuePinger(queue: queue, isMain: false, signal: signal), configuration: configuration,
+                intervals: intervals)
+        case .executor(_, let submit):
+            return PingObserver(
+                pinger: ExecutorPinger(submit: submit, signal: signal), configuration: configuration,
+                intervals: intervals, mayWaitInEpoll: true)
+        case .cooperativePool:
+            return PoolJobsObserver(
+                pinger: CooperativePoolPinger(signal: signal), configuration: configuration, intervals: intervals)
         }
     }
 }

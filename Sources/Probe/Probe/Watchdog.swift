@@ -129,6 +129,11 @@ public final class Watchdog: Sendable {
 
     public var isRunning: Bool { running.withLock { $0 != nil } }
 
+    /// The running loop and its thread's id, nil when not running (for the tests).
+    var runningLoop: (loop: WatchdogLoop, thread: Int32)? {
+        running.withLock { $0.map { ($0.loop, $0.watchdogThread) } }
+    }
+
     /// What this watchdog cannot see in this process, found at its latest `start()` (also logged as
     /// warnings to the configuration's logger): e.g. long jobs on the cooperative pool when another
     /// library has taken over Swift concurrency's global executor. Empty when it sees everything.

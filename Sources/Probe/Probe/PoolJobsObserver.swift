@@ -1,0 +1,114 @@
+import Foundation
+
+/// Swift concurrency's cooperative pool: each job that holds a pool thread for half the threshold
+/// is a busy period of that thread (``PoolJobs``), and pings that cannot start mean the whole pool
+/// is starved (``CooperativePoolPinger``), every pool thread sampled. Without job timing (another
+/// hook on the global executor, an unsupported platform) only starvation is watched.
+final class PoolJobsObserver: TargetObserver {
+    private let pool: CooperativePoolPinger
+    private var pings: Pings
+    private let intervals: WatchdogIntervals
+    private let signal: Int32
+    /// True while the pool's jobs are timed: the pool is then pinged only when every thread is busy.
+    private var timesJobs = false
+    /// The pool's width (the runtime's queues run as many jobs at once as there are CPUs), read
+    /// once: each read costs syscalls.
+    private let poolWidth = ProcessInfo.processInfo.activeProcessorCount
+
+    init(pinger: CooperativePoolPinger, configuration: WatchdogConfiguration, intervals: WatchdogIntervals) {
+        pool = pinger
+        pings = Pings(pinger: pinger, configuration: configuration)
+        self.intervals = intervals
+        signal = configuration.signal
+    }
+
+    func prepare() -> [String] {
+        if let reason = PoolJobs.start(signal: signal) { return [reason] }
+        timesJobs = true
+        return []
+    }
+
+    func finish() {
+        if timesJobs { PoolJobs.stop() }
+    }
+
+    /// Timed jobs prepare each pool thread for sampling as it runs its first job; otherwise the
+    /// pool's threads are prepared here (and again while no ping is out).
+    func begin(now: UInt64) {
+        if !timesJobs { pool.prepareThreads(now: now) }
+        pings.send(now: now)
+    }
+
+    var isTiming: Bool { pings.outstanding }
+
+    func busyPeriod(now: UInt64) -> BusyPeriod? {
+        pings.collect(now: now)
+        if !pings.outstanding, !timesJobs { pool.prepareThreads(now: now) }
+        if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) { pings.send(now: now) }
+        return pings.outstanding ? BusyPeriod(since: pings.sentAt, thread: nil, isPoolStarvation: true) : nil
+    }
+
+    var lastBusyEnd: UInt64? { pool.arrivedAt }
+
+    func longJobs(now: UInt64) -> [BusyPeriod] {
+        guard timesJobs else { return [] }
+        return PoolJobs.busy().compactMap { job in
+            guard now.saturatingSubtract(job.since) >= intervals.samplingAge, !ProbeThreads.contains(job.thread)
+            else { return nil }
+            return BusyPeriod(since: job.since, thread: job.thread)
+        }
+    }
+
+    func lastJobEnd(of thread: Int32) -> UInt64? { PoolJobs.lastEnd(of: thread) }
+
+    /// A starvation: every pool thread is sampled; a thread seen for the first time joins the
+    /// episode (the pool may grow or replace threads while starved).
+    func sample(_ episode: inout StallEpisode, with reader: any StalledThreadReader, now: UInt64, limit: Int) {
+        guard episode.isPoolStarvation else {
+            return episode.sampleItsThread(with: reader, now: now, limit: limit)
+        }
+        var threads = pool.poolThreads() ?? []
+        if timesJobs {
+            let known = Set(threads.map(\.id))
+            for tid in PoolJobs.threads() where !known.contains(tid) {
+                if let name = CooperativePoolThreads.name(of: tid) { threads.append(PoolThread(id: tid, name: name)) }
+            }
+        }
+        var done = true
+        for thread in threads where !ProbeThreads.contains(thread.id) {
+            var entry = episode.poolThreads.first { $0.thread == thread } ?? PoolThreadSamples(thread: thread)
+            guard entry.samples.sampleCount < limit else { continue }
+            reader.sample(thread.id, into: &entry.samples, since: episode.samplingSince, now: now)
+            if entry.samples.sampleCount < limit { done = false }
+            if let index = episode.poolThreads.firstIndex(where: { $0.thread == thread }) {
+                episode.poolThreads[index] = entry
+            } else {
+                episode.poolThreads.append(entry)
+            }
+        }
+        episode.samplingDone = done && !threads.isEmpty
+    }
+
+    /// A job held half the threshold needs the loop's thread (a Probe thread never holds a pool
+    /// job that long: its tasks are pings); so does a ping due.
+    func restingLook(now: UInt64) -> RestingLook {
+        var look = RestingLook.nothing
+        if timesJobs, let oldest = PoolJobs.busySummary().oldestSince {
+            look.sawWork = true
+            if now.saturatingSubtract(oldest) >= intervals.samplingAge {
+                look.needsTheLoop = true
+                return look
+            }
+        }
+        look.needsTheLoop = pings.isDue(now: now, interval: pingInterval)
+        return look
+    }
+
+    /// While jobs are timed and a pool thread is free, a new job can start at once: the pool is
+    /// pinged seldom then, for work outside Swift concurrency (Dispatch work on the same threads)
+    /// holding its threads — such a starvation is timed from a ping sent up to that interval late.
+    private var pingInterval: UInt64 {
+        guard timesJobs, PoolJobs.busySummary().count < poolWidth else { return intervals.pingInterval }
+        return intervals.poolPingIntervalWithFreeThreads
+    }
+}
