@@ -134,6 +134,14 @@ let pngBenchmarks: [Benchmark] = [
         body: { image, iterations in
             for _ in 0..<iterations { blackHole(try! PNG.encode(image)) }
         }),
+    // Its four bands on one core: the twin the instruction gate measures (callgrind counts the
+    // bands that ran on the calling thread, one to four of them, run by run).
+    Benchmark(
+        "PixelArt/png/encode-rgba8-1024-1-thread", throughput: { _ in .bytes(1024 * 1024 * 4) },
+        setup: { _ in try pixelArtImage(width: 1024, height: 1024) },
+        body: { image, iterations in
+            for _ in 0..<iterations { blackHole(try! PNG.encode(image, threads: 1)) }
+        }),
     Benchmark(
         "PixelArt/png/encode-rgba8-4096-upscaled", throughput: { _ in .bytes(4096 * 4096 * 4) },
         // Scaled on this thread: a process that has started a Dispatch worker keeps a pool monitor that
