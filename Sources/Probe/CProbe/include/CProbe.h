@@ -8,6 +8,7 @@
 #include "FramePointerUnwind.h"
 #include "PoolJobs.h"
 #include "Breadcrumb.h"
+#include "ProfileSocket.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,113 @@
+import Foundation
+
+/// What a request asks ``ProfileServer`` for: Go's net/http/pprof routes, so that `go tool pprof`,
+/// Pyroscope and Parca scrape Probe as they scrape a Go service.
+package enum ProfileRoute: Equatable {
+    case index
+    case health
+    /// `/debug/pprof/profile`: answered from a thread of its own, one at a time.
+    case profile(ProfileRequest)
+    /// `/debug/pprof/goroutine?debug=2`.
+    case threadDumpText
+    /// `/debug/pprof/goroutine` (`debug=0` or none).
+    case threadDumpProfile
+
+    /// Go's default `seconds` for `/debug/pprof/profile`.
+    package static let defaultSeconds = 30
+    package static let defaultRate = 100
+
+    /// The route of a parsed request, or the error to answer: 405 for a method other than GET, 401
+    /// for a missing or wrong bearer token (every route but `/health`), 404, 400 naming a bad parameter.
+    package static func resolve(
+        _ request: ProfileHTTP.Request, bearerToken: String?, longestProfile: Duration
+    ) -> Result<ProfileRoute, ProfileHTTP.ResponseError> {
+        let path = request.path == "/debug/pprof" ? "/debug/pprof/" : request.path
+        let known = ["/debug/pprof/", "/debug/pprof/profile", "/debug/pprof/goroutine", "/health"]
+        guard known.contains(path) else { return .failure(.init(404, "no route \(request.path)")) }
+        guard request.method == "GET" else {
+            return .failure(.init(405, "method \(request.method) not allowed on \(path): GET only"))
+        }
+        if path == "/health" { return .success(.health) }
+        if let bearerToken, !authorized(request.headers["authorization"], token: bearerToken) {
+            return .failure(.init(401, "missing or wrong bearer token (Authorization: Bearer <token>)"))
+        }
+        switch path {
+        case "/debug/pprof/profile":
+            return profileRequest(request.query, longestProfile: longestProfile).map(Self.profile)
+        case "/debug/pprof/goroutine":
+            switch request.query["debug"] {
+            case nil, "0": return .success(.threadDumpProfile)
+            case "2": return .success(.threadDumpText)
+            case let other?: return .failure(.init(400, "debug=\(other): not served (0 for pprof, 2 for text)"))
+            }
+        default: return .success(.index)
+        }
+    }
+
+    /// `seconds` (default 30, 1 up to the cap), `rate` (default 100, within ``ProfileRequest/rates``)
+    /// and `mode` (`cpu` or `wall`): whole decimal numbers only, so `1e9` and `-1` are refused, not read.
+    static func profileRequest(
+        _ query: [String: String], longestProfile: Duration
+    ) -> Result<ProfileRequest, ProfileHTTP.ResponseError> {
+        let longest = Int(longestProfile.components.seconds)
+        var seconds = defaultSeconds
+        if let text = query["seconds"] {
+            guard let value = wholeNumber(text) else {
+                return .failure(.init(400, "seconds=\(text): not a whole number of seconds"))
+            }
+            guard value >= 1 else { return .failure(.init(400, "seconds=\(text): must be at least 1")) }
+            guard value <= longest else {
+                return .failure(.init(400, "seconds=\(text): longer than the longest profile, \(longest) s"))
+            }
+            seconds = value
+        } else if defaultSeconds > longest {
+            seconds = longest
+        }
+        var rate = defaultRate
+        if let text = query["rate"] {
+            guard let value = wholeNumber(text) else {
+                return .failure(.init(400, "rate=\(text): not a whole number of samples a second"))
+            }
+            guard ProfileRequest.rates.contains(value) else {
+                let rates = ProfileRequest.rates
+                return .failure(.init(400, "rate=\(text): must be \(rates.lowerBound) to \(rates.upperBound) Hz"))
+            }
+            rate = value
+        }
+        var mode = ProfileRequest.Mode.cpu
+        if let text = query["mode"] {
+            guard let value = ProfileRequest.Mode(rawValue: text) else {
+                return .failure(.init(400, "mode=\(text): unknown mode (cpu or wall)"))
+            }
+            mode = value
+        }
+        return .success(ProfileRequest(duration: .seconds(seconds), rate: rate, mode: mode))
+    }
+
+    /// Digits only (at most 9, so no overflow): `+5`, `-1`, `1e9`, `0x10` and ` 5` are not numbers here.
+    private static func wholeNumber(_ text: String) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+
+    /// `Bearer <token>`, compared in time independent of where the first difference is.
+    static func authorized(_ header: String?, token: String) -> Bool {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return false }
+        let given = Array(header.dropFirst(7).utf8)
+        let expected = Array(token.utf8)
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in 0..<expected.count { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
+        return difference == 0
+    }
+
+    /// The index page: the routes and their parameters, as text.
+    static let indexText = """
+        Probe profiles (Go net/http/pprof compatible routes)
+
+        /debug/pprof/profile?seconds=30&rate=100&mode=cpu  whole-process profile, gzipped pprof (mode cpu or wall)
+        /debug/pprof/goroutine?debug=2                     every thread's current stack, text
+        /debug/pprof/goroutine?debug=0                     the same stacks, gzipped pprof
+        /health                                            ok
+
+        """
+}

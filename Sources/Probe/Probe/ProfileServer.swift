@@ -1,0 +1,265 @@
+import CProbe
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Serves whole-process profiles over HTTP the way fleet profilers pull them (Go's
+/// net/http/pprof routes), from a thread of its own and POSIX sockets, never the service's event
+/// loops or cooperative pool: a service whose every pool thread is blocked still answers.
+///
+/// One request a connection (`Connection: close`). The accept loop reads up to
+/// `connectionLimit` requests at once and answers all but profiles itself; a profile runs on a
+/// thread of its own, one at a time (a second gets 429), and is abandoned when its client hangs up.
+public final class ProfileServer: Sendable {
+    public let configuration: ProfileServerConfiguration
+    private let source: any ProfileSource
+    private let listener = Mutex<Listener?>(nil)
+
+    // TODO(#49): `public convenience init(configuration:)` serving `ProcessProfiler`, wired after merge.
+
+    /// A server answering from `source` (``ProcessProfiler`` in a service, a fake in tests).
+    package init(configuration: ProfileServerConfiguration, source: any ProfileSource) {
+        self.configuration = configuration
+        self.source = source
+    }
+
+    deinit { stop() }
+
+    /// The TCP port listened on while running (the one the system chose for port 0); nil for a
+    /// Unix socket or when stopped.
+    public var port: Int? { listener.withLock { $0?.port } }
+
+    public var isRunning: Bool { listener.withLock { $0 != nil } }
+
+    /// Binds the socket and starts the server's thread; throws ``StartError`` for a configuration
+    /// that cannot work or would be unsafe (a non-loopback address without the option and a token).
+    public func start() throws {
+        try listener.withLock { listener in
+            guard listener == nil else { throw StartError(.alreadyRunning, "the profile server is running already") }
+            try Self.validate(configuration)
+            let socket = try ListeningSocket.open(configuration.address)
+            var wake: [Int32] = [-1, -1]
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            guard socketpair(AF_UNIX, type, 0, &wake) == 0 else {
+                let error = errno
+                socket.close()
+                throw StartError(
+                    .socketUnavailable, "socketpair failed: \(String(cString: strerror(error)))", errorNumber: error)
+            }
+            let started = Listener(
+                socket: socket, wakeRead: wake[0], wakeWrite: wake[1], configuration: configuration, source: source)
+            started.threads.enter()
+            ProbeThreads.start(name: "probe-serve") {
+                started.acceptLoop()
+                started.threads.leave()
+            }
+            listener = started
+        }
+    }
+
+    /// Stops accepting, abandons a running profile (its `isCancelled` turns true), waits for the
+    /// server's threads to finish and closes every socket it opened. A no-op when stopped.
+    public func stop() {
+        guard
+            let stopping = listener.withLock({ listener in
+                defer { listener = nil }
+                return listener
+            })
+        else { return }
+        stopping.stopping.store(true, ordering: .sequentiallyConsistent)
+        var byte: UInt8 = 1
+        _ = write(stopping.wakeWrite, &byte, 1)
+        stopping.threads.wait()
+        stopping.socket.close()
+        Glibc.close(stopping.wakeRead)
+        Glibc.close(stopping.wakeWrite)
+    }
+
+    static func validate(_ configuration: ProfileServerConfiguration) throws {
+        let cap = ProfileRequest.longestDuration
+        guard configuration.longestProfile >= .seconds(1), configuration.longestProfile <= cap else {
+            throw StartError(
+                .invalidConfiguration,
+                "longestProfile \(configuration.longestProfile) must be 1 s to \(cap.components.seconds) s")
+        }
+        if let token = configuration.bearerToken,
+            token.isEmpty || token.unicodeScalars.contains(where: { $0.value <= 32 || $0.value == 127 })
+        {
+            throw StartError(
+                .invalidConfiguration, "bearerToken must be non-empty, without spaces or control characters")
+        }
+        guard case .tcp(let host, _) = configuration.address else { return }
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else {
+            throw StartError(.invalidConfiguration, "host \(host) is not a numeric IPv4 address")
+        }
+        let isLoopback = UInt32(bigEndian: address.s_addr) >> 24 == 127
+        if !isLoopback && !(configuration.allowNonLoopback && configuration.bearerToken != nil) {
+            throw StartError(
+                .invalidConfiguration,
+                "listening on \(host), outside loopback, needs allowNonLoopback and a bearerToken: profiles show the service's code and threads"
+            )
+        }
+    }
+}
+
+/// The running server's sockets, threads and state, shared by its accept loop and profile thread.
+private final class Listener: Sendable {
+    let socket: ListeningSocket
+    let wakeRead: Int32
+    let wakeWrite: Int32
+    let configuration: ProfileServerConfiguration
+    let source: any ProfileSource
+    let stopping = Atomic<Bool>(false)
+    let profileRunning = Atomic<Bool>(false)
+    /// The accept loop and a running profile: `stop()` waits for both.
+    let threads = DispatchGroup()
+
+    var port: Int? { socket.port }
+
+    init(
+        socket: ListeningSocket, wakeRead: Int32, wakeWrite: Int32, configuration: ProfileServerConfiguration,
+        source: any ProfileSource
+    ) {
+        self.socket = socket
+        self.wakeRead = wakeRead
+        self.wakeWrite = wakeWrite
+        self.configuration = configuration
+        self.source = source
+    }
+
+    /// A connection whose request head has not fully arrived.
+    private struct Pending {
+        var fd: Int32
+        var bytes: [UInt8] = []
+        var deadline: ContinuousClock.Instant
+    }
+
+    /// Polls the wake socket, the listening socket (while fewer than `connectionLimit` connections
+    /// are being read) and every pending connection; answers each complete request.
+    func acceptLoop() {
+        var pending: [Pending] = []
+        defer { for connection in pending { Connection.close(connection.fd) } }
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let listening = pending.count < configuration.connectionLimit
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            if listening { fds.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)) }
+            for connection in pending { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
+            let now = ContinuousClock.now
+            let timeout = pending.map { milliseconds(from: now, to: $0.deadline) }.min() ?? -1
+            guard poll(&fds, nfds_t(fds.count), Int32(timeout)) >= 0 || errno == EINTR else { return }
+            if fds[0].revents != 0 { return }
+            let first = listening ? 2 : 1
+            var kept: [Pending] = []
+            for (index, var connection) in pending.enumerated() {
+                if fds[first + index].revents != 0 {
+                    if read(into: &connection) { kept.append(connection) }
+                } else if ContinuousClock.now >= connection.deadline {
+                    Connection.respond(connection.fd, .text(408, "request not received in time"))
+                } else {
+                    kept.append(connection)
+                }
+            }
+            pending = kept
+            if listening && fds[1].revents & Int16(POLLIN) != 0 {
+                let fd = cprobe_accept_cloexec(socket.fd)
+                if fd >= 0 {
+                    Connection.setTimeouts(fd, configuration.ioTimeout)
+                    pending.append(Pending(fd: fd, deadline: .now + configuration.ioTimeout))
+                }
+            }
+        }
+    }
+
+    private func milliseconds(from now: ContinuousClock.Instant, to deadline: ContinuousClock.Instant) -> Int {
+        let left = now.duration(to: deadline)
+        guard left > .zero else { return 0 }
+        let (seconds, attoseconds) = left.components
+        return Int(min(seconds, 3600)) * 1000 + Int(attoseconds / 1_000_000_000_000_000) + 1
+    }
+
+    /// Reads what arrived; false once the connection is answered or gone (its fd closed or handed on).
+    private func read(into connection: inout Pending) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = recv(connection.fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+        if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return true }
+        guard count > 0 else {
+            Connection.close(connection.fd)
+            return false
+        }
+        connection.bytes += chunk[0..<count]
+        if let end = ProfileHTTP.headEnd(connection.bytes), end <= ProfileHTTP.headLimit {
+            handle(connection.fd, head: Array(connection.bytes[0..<end]))
+            return false
+        }
+        if connection.bytes.count >= ProfileHTTP.headLimit {
+            Connection.respond(
+                connection.fd, .text(431, "request line and headers longer than \(ProfileHTTP.headLimit) bytes"))
+            return false
+        }
+        return true
+    }
+
+    /// Answers one request; a profile is handed to a thread of its own with the connection.
+    private func handle(_ fd: Int32, head: [UInt8]) {
+        let route = ProfileHTTP.parse(head).flatMap { request in
+            ProfileRoute.resolve(
+                request, bearerToken: configuration.bearerToken, longestProfile: configuration.longestProfile)
+        }
+        switch route {
+        case .failure(let error):
+            var response = error.response
+            if error.status == 405 { response.headers.append(("Allow", "GET")) }
+            if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+            Connection.respond(fd, response)
+        case .success(.health):
+            Connection.respond(fd, .text(200, "ok"))
+        case .success(.index):
+            Connection.respond(
+                fd,
+                .init(status: 200, contentType: "text/plain; charset=utf-8", body: Data(ProfileRoute.indexText.utf8)))
+        case .success(.threadDumpText):
+            Connection.respond(
+                fd,
+                .init(status: 200, contentType: "text/plain; charset=utf-8", body: Data(source.threadDumpText().utf8)))
+        case .success(.threadDumpProfile):
+            Connection.respond(fd, Self.pprof(source.threadDumpProfile(), name: "goroutine"))
+        case .success(.profile(let request)):
+            guard
+                profileRunning.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)
+                    .exchanged
+            else {
+                Connection.respond(fd, .text(429, "a profile is already running: one at a time, try again after it"))
+                return
+            }
+            threads.enter()
+            ProbeThreads.start(name: "probe-profile") { [self] in
+                profile(request, fd: fd)
+                profileRunning.store(false, ordering: .sequentiallyConsistent)
+                threads.leave()
+            }
+        }
+    }
+
+    /// Takes the profile, abandoned as soon as the client hangs up or the server stops.
+    private func profile(_ request: ProfileRequest, fd: Int32) {
+        let isCancelled: @Sendable () -> Bool = { [self] in
+            stopping.load(ordering: .sequentiallyConsistent) || Connection.peerGone(fd)
+        }
+        do {
+            guard let data = try source.profile(request, isCancelled: isCancelled) else {
+                Connection.close(fd)
+                return
+            }
+            Connection.respond(fd, Self.pprof(data, name: "profile"))
+        } catch {
+            Connection.respond(fd, .text(503, "profile failed: \(error)"))
+        }
+    }
+
+    private static func pprof(_ data: Data, name: String) -> ProfileHTTP.Response {
+        .init(
+            status: 200, contentType: "application/octet-stream",
+            headers: [("Content-Disposition", "attachment; filename=\"\(name)\"")], body: StoredGzip.gzip(data))
+    }
+}
