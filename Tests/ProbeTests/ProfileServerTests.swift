@@ -1,4 +1,5 @@
 import Foundation
+import Pprof
 import Synchronization
 import Testing
 
@@ -16,7 +17,11 @@ final class FakeProfileSource: ProfileSource {
 
     let state = Mutex(State())
     /// More than one stored block's worth, so the gzip body has several.
-    let profileBytes = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+    let profileBytes: Data
+
+    init(profileBytes: Data = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })) {
+        self.profileBytes = profileBytes
+    }
     let dumpText = "thread 1 [main, S (sleeping)]:\nmain\n\n"
     let dumpProfile = Data("fake goroutine profile".utf8)
 
@@ -440,5 +445,44 @@ struct ProfileServerTests {
         #expect(TestHTTP.read(fd)?.text == "ok\n")
         server.stop()
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// The Go toolchain's own HTTP client and pprof reader take the served gzip: what fleet scrapers use.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/go")))
+    func goToolPprofReadsTheServedProfile() throws {
+        var profile = PprofProfile(sampleTypes: [
+            .init(type: "samples", unit: "count"), .init(type: "cpu", unit: "nanoseconds"),
+        ])
+        profile.mappings = [
+            .init(
+                id: 1, memoryStart: 0x1000, memoryLimit: 0x2000, fileOffset: 0, filename: "fake", buildID: nil,
+                hasFunctions: true, hasFilenames: false, hasLineNumbers: false)
+        ]
+        profile.functions = [.init(id: 1, name: "fakeHotFunction", systemName: nil)]
+        profile.locations = [.init(id: 1, mappingID: 1, address: 0x1010, lines: [.init(functionID: 1)])]
+        profile.samples = [.init(locationIDs: [1], values: [3, 30_000_000])]
+        profile.periodType = .init(type: "cpu", unit: "nanoseconds")
+        profile.period = 10_000_000
+        let (server, port) = try started(source: FakeProfileSource(profileBytes: profile.encoded()))
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("probe-pprof-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/go")
+        process.arguments = [
+            "tool", "pprof", "-top", "-symbolize=none", "http://127.0.0.1:\(port)/debug/pprof/profile?seconds=1",
+        ]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["PPROF_TMPDIR": directory.path, "HOME": directory.path]
+        ) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("fakeHotFunction"), "\(text)")
     }
 }

@@ -166,6 +166,9 @@ private final class Listener: Sendable {
                 if fd >= 0 {
                     Connection.setTimeouts(fd, configuration.ioTimeout)
                     pending.append(Pending(fd: fd, deadline: .now + configuration.ioTimeout))
+                } else if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    // The connection stays queued and the socket readable: back off rather than spin.
+                    usleep(100_000)
                 }
             }
         }

@@ -19,13 +19,18 @@ public import ServiceLifecycle
 /// With a ``MemoryWatch`` it starts that first (so how the previous instance ended is logged
 /// before anything else) and stops it last: its breadcrumb then tells the next instance that this
 /// one shut down cleanly.
+///
+/// With a ``ProfileServer`` it starts that after the watchdogs and stops it before them, so the
+/// service can be profiled for as long as it is watched.
 public struct WatchdogService: Service {
     public let watchdogs: [Watchdog]
     public let memoryWatch: MemoryWatch?
+    public let profileServer: ProfileServer?
 
-    public init(watchdogs: [Watchdog], memoryWatch: MemoryWatch? = nil) {
+    public init(watchdogs: [Watchdog], memoryWatch: MemoryWatch? = nil, profileServer: ProfileServer? = nil) {
         self.watchdogs = watchdogs
         self.memoryWatch = memoryWatch
+        self.profileServer = profileServer
     }
 
     /// Why ``run()`` did not start (a watchdog that could not start throws its own
@@ -43,8 +48,8 @@ public struct WatchdogService: Service {
         public var description: String { message }
     }
 
-    /// Starts every watchdog (or none: the first one that cannot start is thrown, the others are
-    /// stopped again), waits for graceful shutdown or cancellation, then stops them all.
+    /// Starts every watchdog and the profile server (or none: the first one that cannot start is
+    /// thrown, a server's `ProfileServer.StartError` too, the others are stopped again), waits for graceful shutdown or cancellation, then stops them all.
     ///
     /// A watchdog that is already running when `run()` begins is refused with ``RunError``: the
     /// service owns its watchdogs' lifetime, so running it twice at once, or starting its
@@ -72,23 +77,25 @@ public struct WatchdogService: Service {
                 try watchdog.start()
                 started.append(watchdog)
             }
+            try profileServer?.start()
         } catch {
-            await Self.stop(started, memoryWatch: nil)
+            await Self.stop(started, memoryWatch: nil, profileServer: nil)
             memoryWatch?.stop()
             throw error
         }
         // Returns on graceful shutdown; throws CancellationError on cancellation: stop either way.
         try? await gracefulShutdown()
-        await Self.stop(watchdogs, memoryWatch: memoryWatch)
+        await Self.stop(watchdogs, memoryWatch: memoryWatch, profileServer: profileServer)
     }
 
-    /// `Watchdog.stop()` waits for the watchdog's thread to finish (up to one sample's answer
-    /// timeout): do that on a thread of its own rather than hold a cooperative-pool thread, which
-    /// a starving pool may not have to spare.
-    private static func stop(_ watchdogs: [Watchdog], memoryWatch: MemoryWatch?) async {
-        guard !watchdogs.isEmpty || memoryWatch != nil else { return }
+    /// `Watchdog.stop()` and `ProfileServer.stop()` wait for their threads to finish (up to one
+    /// sample's answer timeout, or a response's send timeout): do that on a thread of its own
+    /// rather than hold a cooperative-pool thread, which a starving pool may not have to spare.
+    private static func stop(_ watchdogs: [Watchdog], memoryWatch: MemoryWatch?, profileServer: ProfileServer?) async {
+        guard !watchdogs.isEmpty || memoryWatch != nil || profileServer != nil else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             ProbeThreads.start(name: "probe-stop") {
+                profileServer?.stop()
                 for watchdog in watchdogs { watchdog.stop() }
                 memoryWatch?.stop()
                 done.resume()
