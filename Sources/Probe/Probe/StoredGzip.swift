@@ -2,7 +2,7 @@ import Foundation
 
 /// A gzip member (RFC 1952) around deflate *stored* blocks (RFC 1951 §3.2.4): no compression, so
 /// Probe links no zlib, yet every gzip reader (`go tool pprof`, Pyroscope, `gzip -d`) takes it.
-/// pprof profiles are small (tens to hundreds of KiB), so the missing compression costs little.
+/// The price is size: the bytes go out uncompressed (plus 5 bytes a block and 18 of header and trailer).
 package enum StoredGzip {
     /// The longest stored block deflate allows (its LEN field is 16 bits).
     package static let blockLimit = 65_535
