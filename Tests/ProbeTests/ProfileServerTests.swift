@@ -281,7 +281,7 @@ struct ProfileServerTests {
         defer { server.stop() }
         for raw in [
             "GARBAGE\r\n\r\n", "GET /health\r\n\r\n", "GET /health HTTP/2.0\r\n\r\n",
-            "GET /health HTTP/1.1\r\nno colon\r\n\r\n",
+            "GET /health HTTP/1.1\r\nno colon\r\n\r\n", "GET /health HTTP/1.1\r\n\r\n",
         ] {
             let fd = TestHTTP.connect(port: port)
             TestHTTP.send(fd, raw)
@@ -327,8 +327,29 @@ struct ProfileServerTests {
         #expect(eventually { source.state.withLock { $0.cancellations == 1 && $0.running == 0 } })
 
         source.state.withLock { $0.holding = false }
-        let next = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1"))
-        #expect(next.status == 200)
+        // The slot frees once the abandoned profile's thread has closed the connection (429 until then).
+        #expect(eventually { TestHTTP.get(port, "/debug/pprof/profile?seconds=1")?.status == 200 })
+    }
+
+    /// Clients that reset the connection before reading their response: the server's sends fail
+    /// with EPIPE or ECONNRESET, never a SIGPIPE that would end this process, and it goes on serving.
+    @Test func clientsThatResetBeforeTheResponseDoNotStopTheServer() throws {
+        let source = FakeProfileSource(profileBytes: Data(repeating: 7, count: 4_000_000))
+        let (server, port) = try started(source: source)
+        defer { server.stop() }
+        for target in ["/debug/pprof/profile?seconds=1", "/debug/pprof/goroutine?debug=2"] {
+            for _ in 0..<5 {
+                let fd = TestHTTP.connect(port: port)
+                TestHTTP.send(fd, TestHTTP.request(target))
+                var reset = linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+                close(fd)
+            }
+        }
+        #expect(eventually { source.state.withLock { $0.running == 0 } })
+        #expect(TestHTTP.get(port, "/health")?.status == 200)
+        // The profile slot frees once the last abandoned profile's thread has closed its connection.
+        #expect(eventually { TestHTTP.get(port, "/debug/pprof/profile?seconds=1")?.status == 200 })
     }
 
     @Test func aSourceThatThrowsIs503WithItsMessage() throws {

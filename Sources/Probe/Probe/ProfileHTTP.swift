@@ -115,6 +115,10 @@ package enum ProfileHTTP {
                 query[name] = value
             }
         }
+        // As Go's net/http: HTTP/1.1 requires a Host header (RFC 9112 §3.2).
+        guard parts[2] == "HTTP/1.0" || headers["host"] != nil else {
+            return .failure(ResponseError(400, "missing required Host header"))
+        }
         return .success(Request(method: String(parts[0]), path: path, query: query, headers: headers))
     }
 

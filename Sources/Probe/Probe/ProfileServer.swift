@@ -238,7 +238,6 @@ private final class Listener: Sendable {
             threads.enter()
             ProbeThreads.start(name: "probe-profile") { [self] in
                 profile(request, fd: fd)
-                profileRunning.store(false, ordering: .sequentiallyConsistent)
                 threads.leave()
             }
         }
@@ -246,17 +245,19 @@ private final class Listener: Sendable {
 
     /// Takes the profile, abandoned as soon as the client hangs up or the server stops.
     private func profile(_ request: ProfileRequest, fd: Int32) {
+        // Once the source has returned, the fd is closed and may be reused: a late call must not poll it.
+        let answered = AnsweredFlag()
         let isCancelled: @Sendable () -> Bool = { [self] in
-            stopping.load(ordering: .sequentiallyConsistent) || Connection.peerGone(fd)
+            answered.isSet || stopping.load(ordering: .sequentiallyConsistent) || Connection.peerGone(fd)
         }
-        do {
-            guard let data = try source.profile(request, isCancelled: isCancelled) else {
-                Connection.close(fd)
-                return
-            }
-            Connection.respond(fd, Self.pprof(data, name: "profile"))
-        } catch {
-            Connection.respond(fd, .text(503, "profile failed: \(error)"))
+        let result = Result { try source.profile(request, isCancelled: isCancelled) }
+        answered.set()
+        // The slot frees before the response goes out: a client that has read it may ask again at once.
+        profileRunning.store(false, ordering: .sequentiallyConsistent)
+        switch result {
+        case .success(let data?): Connection.respond(fd, Self.pprof(data, name: "profile"))
+        case .success(nil): Connection.close(fd)
+        case .failure(let error): Connection.respond(fd, .text(503, "profile failed: \(error)"))
         }
     }
 
@@ -265,4 +266,11 @@ private final class Listener: Sendable {
             status: 200, contentType: "application/octet-stream",
             headers: [("Content-Disposition", "attachment; filename=\"\(name)\"")], body: StoredGzip.gzip(data))
     }
+}
+
+/// Set once a profile's source has returned.
+private final class AnsweredFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
