@@ -60,19 +60,19 @@ public final class ProfileServer: Sendable {
     /// Stops accepting, abandons a running profile (its `isCancelled` turns true), waits for the
     /// server's threads to finish and closes every socket it opened. A no-op when stopped.
     public func stop() {
-        guard
-            let stopping = listener.withLock({ listener in
-                defer { listener = nil }
-                return listener
-            })
-        else { return }
-        stopping.stopping.store(true, ordering: .sequentiallyConsistent)
-        var byte: UInt8 = 1
-        _ = write(stopping.wakeWrite, &byte, 1)
-        stopping.threads.wait()
-        stopping.socket.close()
-        Glibc.close(stopping.wakeRead)
-        Glibc.close(stopping.wakeWrite)
+        // Under the lock throughout: a start() meanwhile must not bind a Unix socket path this
+        // stop is about to remove. The server's threads never take this lock.
+        listener.withLock { listener in
+            guard let stopping = listener else { return }
+            listener = nil
+            stopping.stopping.store(true, ordering: .sequentiallyConsistent)
+            var byte: UInt8 = 1
+            _ = write(stopping.wakeWrite, &byte, 1)
+            stopping.threads.wait()
+            stopping.socket.close()
+            Glibc.close(stopping.wakeRead)
+            Glibc.close(stopping.wakeWrite)
+        }
     }
 
     static func validate(_ configuration: ProfileServerConfiguration) throws {
@@ -155,7 +155,7 @@ private final class Listener: Sendable {
                 if fds[first + index].revents != 0 {
                     if read(into: &connection) { kept.append(connection) }
                 } else if ContinuousClock.now >= connection.deadline {
-                    Connection.respond(connection.fd, .text(408, "request not received in time"))
+                    respond(connection.fd, .text(408, "request not received in time"))
                 } else {
                     kept.append(connection)
                 }
@@ -196,7 +196,7 @@ private final class Listener: Sendable {
             return false
         }
         if connection.bytes.count >= ProfileHTTP.headLimit {
-            Connection.respond(
+            respond(
                 connection.fd, .text(431, "request line and headers longer than \(ProfileHTTP.headLimit) bytes"))
             return false
         }
@@ -214,25 +214,25 @@ private final class Listener: Sendable {
             var response = error.response
             if error.status == 405 { response.headers.append(("Allow", "GET")) }
             if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
-            Connection.respond(fd, response)
+            respond(fd, response)
         case .success(.health):
-            Connection.respond(fd, .text(200, "ok"))
+            respond(fd, .text(200, "ok"))
         case .success(.index):
-            Connection.respond(
+            respond(
                 fd,
                 .init(status: 200, contentType: "text/plain; charset=utf-8", body: Data(ProfileRoute.indexText.utf8)))
         case .success(.threadDumpText):
-            Connection.respond(
+            respond(
                 fd,
                 .init(status: 200, contentType: "text/plain; charset=utf-8", body: Data(source.threadDumpText().utf8)))
         case .success(.threadDumpProfile):
-            Connection.respond(fd, Self.pprof(source.threadDumpProfile(), name: "goroutine"))
+            respond(fd, Self.pprof(source.threadDumpProfile(), name: "goroutine"))
         case .success(.profile(let request)):
             guard
                 profileRunning.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)
                     .exchanged
             else {
-                Connection.respond(fd, .text(429, "a profile is already running: one at a time, try again after it"))
+                respond(fd, .text(429, "a profile is already running: one at a time, try again after it"))
                 return
             }
             threads.enter()
@@ -255,10 +255,20 @@ private final class Listener: Sendable {
         // The slot frees before the response goes out: a client that has read it may ask again at once.
         profileRunning.store(false, ordering: .sequentiallyConsistent)
         switch result {
-        case .success(let data?): Connection.respond(fd, Self.pprof(data, name: "profile"))
+        case .success(let data?): respondToProfile(fd, Self.pprof(data, name: "profile"))
         case .success(nil): Connection.close(fd)
-        case .failure(let error): Connection.respond(fd, .text(503, "profile failed: \(error)"))
+        case .failure(let error): respondToProfile(fd, .text(503, "profile failed: \(error)"))
         }
+    }
+
+    /// Answers on the accept loop's thread: within the I/O timeout.
+    private func respond(_ fd: Int32, _ response: ProfileHTTP.Response) {
+        Connection.respond(fd, response, within: configuration.ioTimeout)
+    }
+
+    /// Answers a profile on its own thread: a larger body, so longer (it holds no other client up).
+    private func respondToProfile(_ fd: Int32, _ response: ProfileHTTP.Response) {
+        Connection.respond(fd, response, within: configuration.ioTimeout * 6)
     }
 
     private static func pprof(_ data: Data, name: String) -> ProfileHTTP.Response {

@@ -115,11 +115,13 @@ enum Connection {
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Sends the response whole (or until the client stops taking it) and closes the connection.
-    static func respond(_ fd: Int32, _ response: ProfileHTTP.Response) {
+    /// Sends the response whole, or until the client stops taking it or `limit` has passed (a
+    /// client reading a byte a second must not hold the server), and closes the connection.
+    static func respond(_ fd: Int32, _ response: ProfileHTTP.Response, within limit: Duration) {
         let bytes = [UInt8](response.serialized)
+        let deadline = ContinuousClock.now + limit
         var sent = 0
-        while sent < bytes.count {
+        while sent < bytes.count && ContinuousClock.now < deadline {
             let count = bytes[sent...].withUnsafeBytes {
                 send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
