@@ -172,6 +172,17 @@ func eventually(_ condition: () -> Bool) -> Bool {
     return condition()
 }
 
+/// Counts the cooperative-pool jobs that have started blocking.
+final class BlockedJobs: Sendable {
+    private let value = Atomic<Int>(0)
+    var count: Int { value.load(ordering: .acquiring) }
+    /// Blocks this pool thread until `release` is signalled (a sync function: no `wait()` in async code).
+    func block(until release: DispatchSemaphore) {
+        value.add(1, ordering: .releasing)
+        release.wait()
+    }
+}
+
 @Suite(.serialized)
 struct ProfileServerTests {
     func started(
@@ -370,6 +381,30 @@ struct ProfileServerTests {
         TestHTTP.send(silent, "GET /health HTTP/1.1\r\n")
         #expect(TestHTTP.get(port, "/health")?.status == 200)
         #expect(TestHTTP.read(silent)?.status == 408)
+    }
+
+    /// Every cooperative-pool thread blocked (the test's own too, suspended meanwhile): the server,
+    /// on a thread of its own, still answers health, profile and thread-dump requests.
+    @Test func aStarvedPoolStillGetsAnswers() async throws {
+        let source = FakeProfileSource()
+        let (server, port) = try started(source: source)
+        defer { server.stop() }
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let blocked = BlockedJobs()
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<width { Task.detached { blocked.block(until: release) } }
+        let (allBlocked, statuses) = await withCheckedContinuation { continuation in
+            Thread {
+                let allBlocked = eventually { blocked.count == width }
+                let statuses = ["/health", "/debug/pprof/profile?seconds=1", "/debug/pprof/goroutine?debug=2"].map {
+                    TestHTTP.get(port, $0)?.status
+                }
+                for _ in 0..<width { release.signal() }
+                continuation.resume(returning: (allBlocked, statuses))
+            }.start()
+        }
+        #expect(allBlocked, "\(blocked.count) of \(width) pool threads blocked")
+        #expect(statuses == [200, 200, 200])
     }
 
     /// Socket inodes (`socket:[N]`, `pipe:[N]`) this process has open, by /proc/self/fd.
