@@ -172,17 +172,6 @@ func eventually(_ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// Counts the cooperative-pool jobs that have started blocking.
-final class BlockedJobs: Sendable {
-    private let value = Atomic<Int>(0)
-    var count: Int { value.load(ordering: .acquiring) }
-    /// Blocks this pool thread until `release` is signalled (a sync function: no `wait()` in async code).
-    func block(until release: DispatchSemaphore) {
-        value.add(1, ordering: .releasing)
-        release.wait()
-    }
-}
-
 @Suite(.serialized)
 struct ProfileServerTests {
     func started(
@@ -383,28 +372,39 @@ struct ProfileServerTests {
         #expect(TestHTTP.read(silent)?.status == 408)
     }
 
-    /// Every cooperative-pool thread blocked (the test's own too, suspended meanwhile): the server,
-    /// on a thread of its own, still answers health, profile and thread-dump requests.
-    @Test func aStarvedPoolStillGetsAnswers() async throws {
-        let source = FakeProfileSource()
-        let (server, port) = try started(source: source)
-        defer { server.stop() }
-        let width = ProcessInfo.processInfo.activeProcessorCount
-        let blocked = BlockedJobs()
-        let release = DispatchSemaphore(value: 0)
-        for _ in 0..<width { Task.detached { blocked.block(until: release) } }
-        let (allBlocked, statuses) = await withCheckedContinuation { continuation in
-            Thread {
-                let allBlocked = eventually { blocked.count == width }
-                let statuses = ["/health", "/debug/pprof/profile?seconds=1", "/debug/pprof/goroutine?debug=2"].map {
-                    TestHTTP.get(port, $0)?.status
-                }
-                for _ in 0..<width { release.signal() }
-                continuation.resume(returning: (allBlocked, statuses))
-            }.start()
+    /// Every cooperative-pool thread blocked, in `probe-test-helper` (in this process other tests'
+    /// bodies hold pool threads at random): its server, on a thread of its own, still answers.
+    @Test func aStarvedPoolStillGetsAnswers() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
+        process.arguments = ["serve-starved"]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
         }
-        #expect(allBlocked, "\(blocked.count) of \(width) pool threads blocked")
-        #expect(statuses == [200, 200, 200])
+        var text = ""
+        while !text.contains("port=") || !text.hasSuffix("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let lines = text.split(separator: "\n")
+        let blocked = lines.first { $0.hasPrefix("blocked=") }.flatMap { Int($0.dropFirst("blocked=".count)) }
+        let port = try #require(lines.first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst("port=".count)) })
+        #expect(blocked == ProcessInfo.processInfo.activeProcessorCount, "\(text)")
+        #expect(TestHTTP.get(port, "/health")?.status == 200)
+        let profile = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1"))
+        #expect(profile.status == 200)
+        #expect(try TestHTTP.gunzip(profile.body) == Data("helper profile".utf8))
+        #expect(TestHTTP.get(port, "/debug/pprof/goroutine?debug=2")?.text.hasPrefix("thread 1 ") == true)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
     }
 
     /// Socket inodes (`socket:[N]`, `pipe:[N]`) this process has open, by /proc/self/fd.

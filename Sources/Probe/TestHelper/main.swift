@@ -9,6 +9,8 @@
 //   probe-test-helper long-jobs | spin-beside-another-process | hook-taken | starve-then-stop FILE,
 //   probe-test-helper long-spin FILE SECONDS — long jobs on an otherwise free pool (see each function).
 //   probe-test-helper memory BREADCRUMB JSONL clean|hog|segfault|wait — a memory watch with a breadcrumb.
+//   probe-test-helper serve-starved — a ProfileServer on loopback, every pool thread blocked; prints
+//                                      `blocked=N` and `port=P`, serves until its stdin closes.
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
@@ -128,6 +130,41 @@ func starvePool(stallsPath: String) {
     Thread.sleep(forTimeInterval: 0.3)  // the pool starts pings again: the end of the stall is seen
     watchdog.stop()
     print("blocked=\(blocked.ids.withLock { $0 }.map(String.init).joined(separator: ","))")
+}
+
+/// What the helper's profile server serves.
+struct HelperProfileSource: ProfileSource {
+    func profile(_ request: ProfileRequest, isCancelled: @escaping @Sendable () -> Bool) throws -> Data? {
+        Data("helper profile".utf8)
+    }
+    func threadDumpText() -> String { "thread 1 [probe-test-helper, S (sleeping)]:\n" }
+    func threadDumpProfile() -> Data { Data() }
+}
+
+/// A ProfileServer in a process whose every cooperative-pool thread is blocked: the test asks it
+/// for a profile from outside, then closes stdin to end it.
+func serveStarved() {
+    let server = ProfileServer(configuration: .init(), source: HelperProfileSource())
+    do { try server.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let release = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    for _ in 0..<width {
+        Task.detached {
+            started.signal()
+            waitInsideTaskInHelper(release)
+        }
+    }
+    var blocked = 0
+    while blocked < width && started.wait(timeout: .now() + 10) == .success { blocked += 1 }
+    // Unbuffered: the test reads these while the helper runs.
+    FileHandle.standardOutput.write(Data("blocked=\(blocked)\nport=\(server.port ?? 0)\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    for _ in 0..<width { release.signal() }
+    server.stop()
 }
 
 func idlePool(stallsPath: String) {
@@ -290,10 +327,11 @@ case ("hook-taken", 2): hookTaken(stallsPath: arguments[1])
 case ("long-spin", 3): longSpin(stallsPath: arguments[1], seconds: Int(arguments[2]) ?? 1)
 case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
 case ("memory", 4): memory(breadcrumb: arguments[1], jsonLines: arguments[2], action: arguments[3])
+case ("serve-starved", 1): serveStarved()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved\n"
                 .utf8))
     exit(1)
 }
