@@ -1,0 +1,351 @@
+import CProbe
+import Foundation
+import Pprof
+import ProbeRecords
+
+/// One whole-process profile while it is taken: the threads seen, what their samples add up to,
+/// and the failures. Lives on Probe's profiling thread only; its `/proc` descriptors are closed
+/// when a thread disappears and at the end.
+final class ProcessSampling {
+    /// A thread of the process as the profile knows it.
+    private struct Tracked {
+        var tid: Int32
+        var name: String
+        /// `/proc/self/task/<tid>/stat` and `…/syscall`, kept open: one `pread` a tick each.
+        var statFD: Int32
+        var syscallFD: Int32 = -1
+        /// CPU time at the previous sample (cpu mode); 0 for a thread born during the profile.
+        var cpuNanoseconds: Int64
+        /// The latest wait unwound from `/proc` and its stack: the same wait has the same stack.
+        var lastWait: (line: String, stack: [UInt])?
+        /// Read once: a thread's signal mask rarely changes (libdispatch workers block all).
+        var blocksSignal: Bool?
+        var alive = true
+    }
+
+    /// A distinct stack of one thread, with a stand-in leaf (`[syscall read]`) or failure.
+    private struct Key: Hashable {
+        var thread: Int
+        var stack: [UInt]
+        var leaf: String?
+    }
+
+    /// What one look at a thread found.
+    enum Seen {
+        case stack(state: UInt8, leaf: String?)
+        case failed(ProcessProfiler.SampleFailure, state: UInt8)
+        case skipped
+    }
+
+    private let mode: ProfileRequest.Mode
+    private let sampler: StackSampler
+    private let interval: UInt64
+    private var threads: [Tracked] = []
+    private var indexByTID: [Int32: Int] = [:]
+    private var listed: [Int32] = []
+    private var counts: [Key: (samples: Int64, value: Int64)] = [:]
+    private var failures: [ProcessProfiler.SampleFailure: Int] = [:]
+    private var sampleCount = 0
+    private var ticks = 0
+    private var missedTicks = 0
+    private var startedAt: UInt64 = 0
+    private var wallStart = Date()
+    private var statBuffer = [UInt8](repeating: 0, count: 512)
+    private var syscallBuffer = [UInt8](repeating: 0, count: 256)
+    /// The stack the latest ``look(at:)`` found (a copy of the sampler's buffer, or a blocked
+    /// thread's unwind).
+    private var lastStack: [UInt] = []
+
+    init(mode: ProfileRequest.Mode, sampler: StackSampler, interval: UInt64) {
+        self.mode = mode
+        self.sampler = sampler
+        self.interval = interval
+    }
+
+    deinit {
+        for thread in threads { Self.close(thread) }
+    }
+
+    /// Samples every `interval` until `duration` has passed (true) or `isCancelled` (false).
+    func run(for duration: Duration, isCancelled: () -> Bool) -> Bool {
+        wallStart = Date()
+        startedAt = cprobe_monotonic_ns()
+        let end = startedAt + duration.nanoseconds
+        // Threads alive now count their CPU time from now; later ones from their start.
+        refreshThreads(baseline: true)
+        var next = startedAt + interval
+        while true {
+            // Sleep to the tick in steps of at most 50 ms, polling for cancellation.
+            while true {
+                if isCancelled() { return false }
+                let now = cprobe_monotonic_ns()
+                if now >= next || now >= end { break }
+                let step = min(next, end) - now
+                var request = timespec(
+                    tv_sec: Int(min(step, 50_000_000) / 1_000_000_000),
+                    tv_nsec: Int(min(step, 50_000_000) % 1_000_000_000))
+                nanosleep(&request, nil)
+            }
+            if cprobe_monotonic_ns() >= end && next > end { return true }
+            tick()
+            let now = cprobe_monotonic_ns()
+            next += interval
+            if now > next {
+                // Ticks that fell during a slow one are skipped, not taken late in a burst.
+                let behind = (now - next) / interval + 1
+                missedTicks += Int(behind)
+                next += behind * interval
+            }
+            if next > end && now >= end { return true }
+        }
+    }
+
+    /// One look at every thread: what the sampling thread does each tick.
+    func tick() {
+        ticks += 1
+        refreshThreads(baseline: false)
+        for index in threads.indices where threads[index].alive {
+            let seen = look(at: index)
+            switch seen {
+            case .skipped:
+                continue
+            case .stack(_, let leaf):
+                record(Key(thread: index, stack: lastStack, leaf: leaf), index: index)
+                sampleCount += 1
+            case .failed(let failure, _):
+                failures[failure, default: 0] += 1
+                record(Key(thread: index, stack: [], leaf: "[not sampled: \(failure.rawValue)]"), index: index)
+            }
+        }
+    }
+
+    private func record(_ key: Key, index: Int) {
+        var value = Int64(interval)
+        if mode == .cpu {
+            let cpu = cprobe_thread_cpu_ns(threads[index].tid)
+            value = cpu >= 0 ? max(0, cpu - threads[index].cpuNanoseconds) : 0
+            if cpu >= 0 { threads[index].cpuNanoseconds = cpu }
+        }
+        var entry = counts[key] ?? (0, 0)
+        entry.samples += 1
+        entry.value += value
+        counts[key] = entry
+    }
+
+    /// Samples the thread at `index` as the mode asks, leaving its stack in `lastStack`.
+    private func look(at index: Int) -> Seen {
+        let tid = threads[index].tid
+        guard let state = readState(index) else {
+            markGone(index)
+            return mode == .cpu ? .skipped : .failed(.exited, state: UInt8(ascii: "?"))
+        }
+        switch state {
+        case UInt8(ascii: "R"):
+            return signalSample(index, state: state, leaf: nil)
+        case UInt8(ascii: "Z"), UInt8(ascii: "X"):
+            return .skipped
+        default:
+            if mode == .cpu { return .skipped }
+        }
+        // Off CPU: the wait is read from /proc, the stack unwound from the stack memory where it
+        // can be; a signal would cut a sleep short (EINTR).
+        guard let line = readSyscallLine(index), line != "running" else {
+            return signalSample(index, state: state, leaf: nil)
+        }
+        let name = ThreadInfo.syscallName(syscallLine: line)
+        let leaf = name.map { "[syscall \($0)]" } ?? "[off-cpu \(Character(UnicodeScalar(state)))]"
+        if let last = threads[index].lastWait, last.line == line {
+            lastStack = last.stack
+            return .stack(state: state, leaf: leaf)
+        }
+        if let stack = BlockedThreadStack.unwind(tid: tid, syscallLine: line) {
+            threads[index].lastWait = (line, stack)
+            lastStack = stack
+            return .stack(state: state, leaf: leaf)
+        }
+        threads[index].lastWait = nil
+        if ThreadInfo.interruptibleSleep(syscallLine: line) != nil {
+            // Not signalled (EINTR): the wait alone stands, its stack counted as cut short.
+            failures[.unwindShort, default: 0] += 1
+            lastStack = []
+            return .stack(state: state, leaf: leaf)
+        }
+        return signalSample(index, state: state, leaf: leaf)
+    }
+
+    private func signalSample(_ index: Int, state: UInt8, leaf: String?) -> Seen {
+        let tid = threads[index].tid
+        let blocked = threads[index].blocksSignal ?? ThreadInfo.blocks(signal: sampler.signal, tid: tid)
+        threads[index].blocksSignal = blocked
+        if blocked { return .failed(.signalBlocked, state: state) }
+        let timeout = min(50_000_000, max(interval, 5_000_000))
+        let (result, depth) = sampler.sampleInPlace(threadID: tid, timeoutNanoseconds: timeout)
+        switch result {
+        case Int32(CPROBE_SAMPLE_OK):
+            guard depth > 0 else { return .failed(.unwindShort, state: state) }
+            lastStack.removeAll(keepingCapacity: true)
+            lastStack.append(contentsOf: UnsafeBufferPointer(start: sampler.buffer, count: depth))
+            return .stack(state: state, leaf: leaf)
+        case Int32(CPROBE_SAMPLE_SEND_FAILED):
+            markGone(index)
+            return .failed(.exited, state: state)
+        case Int32(CPROBE_SAMPLE_SLOT_BUSY):
+            return .failed(.slotBusy, state: state)
+        default:
+            return .failed(.noAnswer, state: state)
+        }
+    }
+
+    // MARK: threads
+
+    /// Lists `/proc/self/task`: new threads are tracked (named once), vanished ones closed.
+    private func refreshThreads(baseline: Bool) {
+        listed.removeAll(keepingCapacity: true)
+        guard let directory = opendir("/proc/self/task") else { return }
+        while let entry = readdir(directory) {
+            let tid = withUnsafeBytes(of: entry.pointee.d_name) { bytes -> Int32 in
+                var value: Int32 = 0
+                for byte in bytes {
+                    if byte == 0 { break }
+                    guard byte >= 0x30, byte <= 0x39 else { return 0 }
+                    value = value * 10 + Int32(byte - 0x30)
+                }
+                return value
+            }
+            if tid > 0 { listed.append(tid) }
+        }
+        closedir(directory)
+        let own = ProbeThreads.all
+        for tid in listed where indexByTID[tid] == nil && !own.contains(tid) {
+            let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            let name = CooperativePoolThreads.name(of: tid) ?? "?"
+            let cpu = baseline ? max(0, cprobe_thread_cpu_ns(tid)) : 0
+            indexByTID[tid] = threads.count
+            threads.append(Tracked(tid: tid, name: name, statFD: fd, cpuNanoseconds: cpu))
+        }
+        if threads.count > listed.count || ticks % 16 == 0 {
+            let present = Set(listed)
+            for index in threads.indices where threads[index].alive && !present.contains(threads[index].tid) {
+                markGone(index)
+            }
+        }
+    }
+
+    private func markGone(_ index: Int) {
+        guard threads[index].alive else { return }
+        Self.close(threads[index])
+        threads[index].alive = false
+        threads[index].statFD = -1
+        threads[index].syscallFD = -1
+        indexByTID[threads[index].tid] = nil
+    }
+
+    private static func close(_ thread: Tracked) {
+        if thread.statFD >= 0 { Glibc.close(thread.statFD) }
+        if thread.syscallFD >= 0 { Glibc.close(thread.syscallFD) }
+    }
+
+    /// The scheduler state letter from the kept `stat` descriptor, or nil once the thread is gone.
+    private func readState(_ index: Int) -> UInt8? {
+        let fd = threads[index].statFD
+        let count = statBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+        guard count > 0 else { return nil }
+        // The name is in parentheses and may hold any byte: the state follows the last ") ".
+        var index = count - 1
+        while index > 0, statBuffer[index] != UInt8(ascii: ")") { index -= 1 }
+        return index + 2 < count ? statBuffer[index + 2] : nil
+    }
+
+    private func readSyscallLine(_ index: Int) -> String? {
+        if threads[index].syscallFD < 0 {
+            threads[index].syscallFD = open("/proc/self/task/\(threads[index].tid)/syscall", O_RDONLY | O_CLOEXEC)
+        }
+        let fd = threads[index].syscallFD
+        guard fd >= 0 else { return nil }
+        let count = syscallBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return String(decoding: syscallBuffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: output
+
+    /// `thread` (the name), `thread_kind` (`event-loop`, `pool`, `other`) and `thread_id`.
+    static func labels(name: String, tid: Int32) -> [PprofProfile.Label] {
+        [
+            .init(key: "thread", value: .string(name)),
+            .init(key: "thread_kind", value: .string(kind(ofThreadNamed: name))),
+            .init(key: "thread_id", value: .number(Int64(tid), unit: nil)),
+        ]
+    }
+
+    /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>`; the cooperative pool's are
+    /// libdispatch's root-queue workers, named after the queue label's end (`oot.default-qos`).
+    static func kind(ofThreadNamed name: String) -> String {
+        if name.hasPrefix("NIO-ELT") { return "event-loop" }
+        if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return "pool" }
+        return "other"
+    }
+
+    /// `sample_failures: signal-blocked=3 exited=1`, or `sample_failures: none`.
+    static func failureComment(_ failures: [ProcessProfiler.SampleFailure: Int]) -> String {
+        let parts = failures.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }
+        return "sample_failures: " + (parts.isEmpty ? "none" : parts.joined(separator: " "))
+    }
+
+    /// The profile so far, symbolicated and encoded.
+    func finish(symbolicator: Symbolicator) -> ProcessProfiler.Profile {
+        let valueType =
+            mode == .cpu
+            ? PprofProfile.ValueType(type: "cpu", unit: "nanoseconds")
+            : PprofProfile.ValueType(type: "wall", unit: "nanoseconds")
+        var labelsByThread: [Int: [PprofProfile.Label]] = [:]
+        let samples = counts.map { key, entry in
+            var frames = symbolicator.symbolicate(stack: key.stack)
+            if let leaf = key.leaf { frames.insert(StackFrame(address: 0, symbol: leaf), at: 0) }
+            if labelsByThread[key.thread] == nil {
+                labelsByThread[key.thread] = Self.labels(name: threads[key.thread].name, tid: threads[key.thread].tid)
+            }
+            return ProcessProfileEncoding.Sample(
+                frames: frames, values: [entry.samples, entry.value], labels: labelsByThread[key.thread]!)
+        }
+        let elapsed = cprobe_monotonic_ns().saturatingSubtract(startedAt)
+        let rate = interval > 0 ? 1_000_000_000 / interval : 0
+        let profile = ProcessProfileEncoding.profile(
+            samples, sampleTypes: [PprofProfile.ValueType(type: "samples", unit: "count"), valueType],
+            periodType: valueType, period: Int64(interval),
+            timeNanos: Int64((wallStart.timeIntervalSince1970 * 1e9).rounded()), durationNanos: Int64(elapsed),
+            comments: [
+                "probe process profile: mode=\(mode.rawValue) rate=\(rate)Hz ticks=\(ticks) missed_ticks=\(missedTicks) threads=\(threads.count)",
+                Self.failureComment(failures),
+            ])
+        return ProcessProfiler.Profile(pprof: profile.encoded(), sampleCount: sampleCount, failures: failures)
+    }
+
+    /// Every thread's stack now (wall mode's look), symbolicated.
+    func dump(symbolicator: Symbolicator) -> ThreadDump {
+        refreshThreads(baseline: false)
+        var result: [ThreadDump.Thread] = []
+        for index in threads.indices where threads[index].alive {
+            var frames: [StackFrame]
+            var stateLetter = UInt8(ascii: "?")
+            switch look(at: index) {
+            case .skipped:
+                continue
+            case .stack(let state, let leaf):
+                stateLetter = state
+                frames = symbolicator.symbolicate(stack: lastStack)
+                if let leaf { frames.insert(StackFrame(address: 0, symbol: leaf), at: 0) }
+            case .failed(let failure, let state):
+                stateLetter = state
+                frames = [StackFrame(address: 0, symbol: "[not sampled: \(failure.rawValue)]")]
+            }
+            result.append(
+                ThreadDump.Thread(
+                    tid: threads[index].tid, name: threads[index].name,
+                    state: String(Character(UnicodeScalar(stateLetter))), frames: frames))
+        }
+        let failed = failures.isEmpty ? nil : Self.failureComment(failures)
+        return ThreadDump(threads: result, note: failed)
+    }
+}
