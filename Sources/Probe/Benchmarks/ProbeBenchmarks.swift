@@ -120,6 +120,13 @@ public let probeSuite = BenchmarkSuite(
                 for _ in 0..<64 { Startup.mark("benchmark") }
             }
         },
+        // One tick of a whole-process cpu profile over N spinning threads (and the process's idle
+        // ones, skipped from their `stat`): per sample, the tick's time over N.
+        Benchmark(
+            "Probe/profile/tick-cpu", parameters: [1, 4],
+            setup: { threads in try ProfileTickTarget(spinners: threads ?? 1) },
+            body: { target, iterations in target.run(iterations) },
+            teardown: { $0.stop() }),
         Benchmark(
             "Probe/overhead/busy-loop-unwatched",
             setup: { _ in BusyLoop(watched: false) },
@@ -132,6 +139,44 @@ public let probeSuite = BenchmarkSuite(
             teardown: { $0.stop() }),
     ]
 )
+
+/// Threads that spin with the sampling signal unblocked, and a cpu profile's ticks over the process.
+final class ProfileTickTarget: @unchecked Sendable {  // `stop` is atomic; the rest is set in init
+    private let ticks: ProfileTicks
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let spinners: Int
+
+    init(spinners: Int) throws {
+        ticks = try ProfileTicks(mode: .cpu)
+        self.spinners = spinners
+        let started = DispatchSemaphore(value: 0)
+        for _ in 0..<spinners {
+            Thread { [self] in
+                _ = Heartbeat.currentThread(signal: WatchdogConfiguration.defaultSignal)
+                started.signal()
+                var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+                while !stopped.load(ordering: .relaxed) {
+                    x ^= x << 13
+                    x ^= x >> 7
+                    x ^= x << 17
+                }
+                blackHole(x)
+                finished.signal()
+            }.start()
+        }
+        for _ in 0..<spinners { started.wait() }
+    }
+
+    func run(_ iterations: Int) {
+        for _ in 0..<iterations { ticks.tick() }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        for _ in 0..<spinners { finished.wait() }
+    }
+}
 
 /// A breadcrumb in a file of its own, updated with figures as a check finds them.
 final class BreadcrumbUpdate {

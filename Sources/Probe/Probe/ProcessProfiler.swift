@@ -232,3 +232,19 @@ struct ThreadDump: Sendable {
     /// Why the dump is empty or partial, if it is.
     var note: String?
 }
+
+/// A profile's ticks taken one at a time on the calling thread, for the benchmarks: what one look
+/// at every thread of the process costs the sampling thread.
+@_spi(Benchmarks) public final class ProfileTicks {
+    private let sampling: ProcessSampling
+
+    public init(mode: ProfileRequest.Mode, rate: Int = 100) throws {
+        let sampler = try StackSampler()
+        sampling = ProcessSampling(mode: mode, sampler: sampler, interval: 1_000_000_000 / UInt64(rate))
+    }
+
+    public func tick() { sampling.tick() }
+
+    /// Samples taken so far (failures not included).
+    public var samplesTaken: Int { sampling.samplesTaken }
+}

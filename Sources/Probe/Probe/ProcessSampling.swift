@@ -40,6 +40,10 @@ final class ProcessSampling {
     private let mode: ProfileRequest.Mode
     private let sampler: StackSampler
     private let interval: UInt64
+    /// The sampling thread, never sampled (it is Probe's own, or a benchmark's).
+    private let samplingThread = cprobe_gettid()
+    /// Samples taken so far.
+    var samplesTaken: Int { sampleCount }
     private var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
     private var listed: [Int32] = []
@@ -48,6 +52,9 @@ final class ProcessSampling {
     private var sampleCount = 0
     private var ticks = 0
     private var missedTicks = 0
+    /// Intervals the coming tick stands for: 1, more after ticks skipped behind a slow one, so a
+    /// wall profile's values still add up to the time sampled.
+    private var tickIntervals: UInt64 = 1
     private var startedAt: UInt64 = 0
     private var wallStart = Date()
     private var statBuffer = [UInt8](repeating: 0, count: 512)
@@ -95,6 +102,9 @@ final class ProcessSampling {
                 let behind = (now - next) / interval + 1
                 missedTicks += Int(behind)
                 next += behind * interval
+                tickIntervals = 1 + behind
+            } else {
+                tickIntervals = 1
             }
             if next > end && now >= end { return true }
         }
@@ -120,7 +130,7 @@ final class ProcessSampling {
     }
 
     private func record(_ key: Key, index: Int) {
-        var value = Int64(interval)
+        var value = Int64(interval * tickIntervals)
         if mode == .cpu {
             let cpu = cprobe_thread_cpu_ns(threads[index].tid)
             value = cpu >= 0 ? max(0, cpu - threads[index].cpuNanoseconds) : 0
@@ -216,7 +226,7 @@ final class ProcessSampling {
         }
         closedir(directory)
         let own = ProbeThreads.all
-        for tid in listed where indexByTID[tid] == nil && !own.contains(tid) {
+        for tid in listed where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) {
             let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
