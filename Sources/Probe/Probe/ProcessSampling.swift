@@ -35,10 +35,28 @@ final class ProcessSampling {
         case stack(state: UInt8, leaf: String?)
         case failed(ProcessProfiler.SampleFailure, state: UInt8)
         case skipped
+        /// A signal is to be sent (``pending``): the tick sends several at once.
+        case deferred
     }
+
+    /// A thread to be signalled this tick, and what its sample will stand under.
+    private struct Pending {
+        var index: Int
+        var state: UInt8
+        var leaf: String?
+    }
+
+    /// Most requests out at once: each takes a sampling slot (32 in all, shared with watchdogs).
+    static let fanOut = 8
 
     private let mode: ProfileRequest.Mode
     private let sampler: StackSampler
+    /// The sampler's slot and the extra ones this profile holds, each with its buffer.
+    private var slots: [Int32]
+    private var buffers: [UnsafeMutablePointer<UInt>] = []
+    private var requests: [UInt64]
+    private var sent: [Int]
+    private var pending: [Pending] = []
     private let interval: UInt64
     /// The sampling thread, never sampled (it is Probe's own, or a benchmark's).
     private let samplingThread = cprobe_gettid()
@@ -67,10 +85,22 @@ final class ProcessSampling {
         self.mode = mode
         self.sampler = sampler
         self.interval = interval
+        slots = [sampler.slot]
+        while slots.count < Self.fanOut {
+            let slot = cprobe_slot_acquire()
+            if slot < 0 { break }
+            slots.append(slot)
+        }
+        buffers = [sampler.buffer]
+        for _ in 1..<slots.count { buffers.append(.allocate(capacity: Int(CPROBE_MAX_FRAMES))) }
+        requests = [UInt64](repeating: 0, count: slots.count)
+        sent = [Int](repeating: -1, count: slots.count)
     }
 
     deinit {
         for thread in threads { Self.close(thread) }
+        for slot in slots.dropFirst() { cprobe_slot_release(slot) }
+        for buffer in buffers.dropFirst() { buffer.deallocate() }
     }
 
     /// Samples every `interval` until `duration` has passed (true) or `isCancelled` (false).
@@ -114,18 +144,64 @@ final class ProcessSampling {
     func tick() {
         ticks += 1
         refreshThreads(baseline: false)
+        pending.removeAll(keepingCapacity: true)
         for index in threads.indices where threads[index].alive {
-            let seen = look(at: index)
-            switch seen {
-            case .skipped:
-                continue
-            case .stack(_, let leaf):
-                record(Key(thread: index, stack: lastStack, leaf: leaf), index: index)
-                sampleCount += 1
-            case .failed(let failure, _):
-                failures[failure, default: 0] += 1
-                record(Key(thread: index, stack: [], leaf: "[not sampled: \(failure.rawValue)]"), index: index)
+            handle(look(at: index, deferringSignals: true), index: index)
+        }
+        // Requests go out to several threads, then their answers are collected: a thread that
+        // waits for a CPU delays the tick by its wait once, not once per thread behind it.
+        let timeout = min(50_000_000, max(interval, 5_000_000))
+        var start = 0
+        while start < pending.count {
+            let batch = min(slots.count, pending.count - start)
+            for slot in 0..<batch {
+                let item = pending[start + slot]
+                let result = cprobe_sample_send(
+                    slots[slot], sampler.signal, threads[item.index].tid, Int32(CPROBE_UNWIND_FRAME_POINTERS),
+                    &requests[slot])
+                sent[slot] = Int(result)
+                if result != Int32(CPROBE_SAMPLE_OK) { handle(seen(result, depth: 0, item), index: item.index) }
             }
+            for slot in 0..<batch where sent[slot] == Int(CPROBE_SAMPLE_OK) {
+                let item = pending[start + slot]
+                var info = cprobe_sample_info()
+                let result = cprobe_sample_collect(
+                    slots[slot], requests[slot], timeout, buffers[slot], CPROBE_MAX_FRAMES, &info)
+                if result == Int32(CPROBE_SAMPLE_OK), info.depth > 0 {
+                    lastStack.removeAll(keepingCapacity: true)
+                    lastStack.append(contentsOf: UnsafeBufferPointer(start: buffers[slot], count: Int(info.depth)))
+                }
+                handle(seen(result, depth: Int(info.depth), item), index: item.index)
+            }
+            start += batch
+        }
+    }
+
+    /// What a request's result means; an answered one's stack is in `lastStack`.
+    private func seen(_ result: Int32, depth: Int, _ item: Pending) -> Seen {
+        switch result {
+        case Int32(CPROBE_SAMPLE_OK):
+            return depth > 0 ? .stack(state: item.state, leaf: item.leaf) : .failed(.unwindShort, state: item.state)
+        case Int32(CPROBE_SAMPLE_SEND_FAILED):
+            markGone(item.index)
+            return .failed(.exited, state: item.state)
+        case Int32(CPROBE_SAMPLE_SLOT_BUSY):
+            return .failed(.slotBusy, state: item.state)
+        default:
+            return .failed(.noAnswer, state: item.state)
+        }
+    }
+
+    private func handle(_ seen: Seen, index: Int) {
+        switch seen {
+        case .skipped, .deferred:
+            return
+        case .stack(_, let leaf):
+            record(Key(thread: index, stack: lastStack, leaf: leaf), index: index)
+            sampleCount += 1
+        case .failed(let failure, _):
+            failures[failure, default: 0] += 1
+            record(Key(thread: index, stack: [], leaf: "[not sampled: \(failure.rawValue)]"), index: index)
         }
     }
 
@@ -142,8 +218,9 @@ final class ProcessSampling {
         counts[key] = entry
     }
 
-    /// Samples the thread at `index` as the mode asks, leaving its stack in `lastStack`.
-    private func look(at index: Int) -> Seen {
+    /// Samples the thread at `index` as the mode asks, leaving its stack in `lastStack`; a signal
+    /// is only queued in ``pending`` when `deferringSignals`.
+    private func look(at index: Int, deferringSignals: Bool = false) -> Seen {
         let tid = threads[index].tid
         guard let state = readState(index) else {
             markGone(index)
@@ -151,7 +228,7 @@ final class ProcessSampling {
         }
         switch state {
         case UInt8(ascii: "R"):
-            return signalSample(index, state: state, leaf: nil)
+            return signalSample(index, state: state, leaf: nil, deferring: deferringSignals)
         case UInt8(ascii: "Z"), UInt8(ascii: "X"):
             return .skipped
         default:
@@ -160,7 +237,7 @@ final class ProcessSampling {
         // Off CPU: the wait is read from /proc, the stack unwound from the stack memory where it
         // can be; a signal would cut a sleep short (EINTR).
         guard let line = readSyscallLine(index), line != "running" else {
-            return signalSample(index, state: state, leaf: nil)
+            return signalSample(index, state: state, leaf: nil, deferring: deferringSignals)
         }
         let name = ThreadInfo.syscallName(syscallLine: line)
         let leaf = name.map { "[syscall \($0)]" } ?? "[off-cpu \(Character(UnicodeScalar(state)))]"
@@ -180,14 +257,18 @@ final class ProcessSampling {
             lastStack = []
             return .stack(state: state, leaf: leaf)
         }
-        return signalSample(index, state: state, leaf: leaf)
+        return signalSample(index, state: state, leaf: leaf, deferring: deferringSignals)
     }
 
-    private func signalSample(_ index: Int, state: UInt8, leaf: String?) -> Seen {
+    private func signalSample(_ index: Int, state: UInt8, leaf: String?, deferring: Bool) -> Seen {
         let tid = threads[index].tid
         let blocked = threads[index].blocksSignal ?? ThreadInfo.blocks(signal: sampler.signal, tid: tid)
         threads[index].blocksSignal = blocked
         if blocked { return .failed(.signalBlocked, state: state) }
+        if deferring {
+            pending.append(Pending(index: index, state: state, leaf: leaf))
+            return .deferred
+        }
         let timeout = min(50_000_000, max(interval, 5_000_000))
         let (result, depth) = sampler.sampleInPlace(threadID: tid, timeoutNanoseconds: timeout)
         switch result {
@@ -234,7 +315,8 @@ final class ProcessSampling {
             indexByTID[tid] = threads.count
             threads.append(Tracked(tid: tid, name: name, statFD: fd, cpuNanoseconds: cpu))
         }
-        if threads.count > listed.count || ticks % 16 == 0 {
+        // A thread that ended fails its `stat` read and is closed then; this catches the rest.
+        if ticks % 16 == 0 {
             let present = Set(listed)
             for index in threads.indices where threads[index].alive && !present.contains(threads[index].tid) {
                 markGone(index)
@@ -340,7 +422,7 @@ final class ProcessSampling {
             var frames: [StackFrame]
             var stateLetter = UInt8(ascii: "?")
             switch look(at: index) {
-            case .skipped:
+            case .skipped, .deferred:
                 continue
             case .stack(let state, let leaf):
                 stateLetter = state

@@ -38,7 +38,8 @@ import Foundation
     }
 
     public let signal: Int32
-    private let slot: Int32
+    /// The sampling slot this sampler holds.
+    let slot: Int32
     /// Where ``sampleInPlace(threadID:timeoutNanoseconds:)`` leaves the program counters.
     let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
 

@@ -70,6 +70,14 @@ typedef struct {
 int cprobe_sample(int slot, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs, int capacity,
                   cprobe_sample_info *sample);
 
+/// `cprobe_sample` in two halves, so that one thread can have requests out to several threads
+/// at once (one slot each) and wait for their answers together: sends the request and stores
+/// its number in `*request` (CPROBE_SAMPLE_OK), or fails as `cprobe_sample` does.
+int cprobe_sample_send(int slot, int signo, pid_t tid, int method, uint64_t *request);
+/// Waits up to `timeout_ns` for the answer to `request` on `slot`, as `cprobe_sample` does.
+int cprobe_sample_collect(int slot, uint64_t request, uint64_t timeout_ns, uintptr_t *pcs, int capacity,
+                          cprobe_sample_info *sample);
+
 /// How many sample requests the calling thread's handler has answered: a thread can tell
 /// whether it was signalled while it slept.
 uint64_t cprobe_samples_answered_by_this_thread(void);
