@@ -75,6 +75,26 @@ import Testing
         #expect(tags.stdout.contains("thread_kind") && tags.stdout.contains("other"), "\(tags.stdout)")
     }
 
+    @Test func aCPUProfileAccountsForTheThreadsCPUTime() throws {
+        let spinning = spinner(name: "prof-account")
+        defer { spinning.finish() }
+        let profiler = ProcessProfiler()
+        _ = try profiler.takeProfile(ProfileRequest(duration: .milliseconds(50)))  // the unwinder's set-up
+        let tid = spinning.tid.load(ordering: .relaxed)
+        let before = cprobe_thread_cpu_ns(tid)
+        let profile = try #require(try profiler.takeProfile(ProfileRequest(duration: .milliseconds(500))))
+        let used = Double(cprobe_thread_cpu_ns(tid) - before) / 1e6
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try save(profile.pprof, in: directory, name: "cpu.pb")
+        let top = try GoPprof.run(["-top", "-unit=ms", "-tagfocus", "thread=prof-account", file.path], in: directory)
+        let match = try #require(top.stdout.firstMatch(of: /of ([0-9.]+)ms total/), "\(top.stdout)")
+        let profiled = try #require(Double(match.1))
+        // Every sample is valued at the CPU time since the thread's previous one: the sum is the
+        // thread's CPU time over the profile, short of what it ran after the last tick.
+        #expect(abs(profiled - used) <= 0.1 * used, "profiled \(profiled) ms of \(used) ms")
+    }
+
     @Test func aThreadBlockedInReadShowsItsSyscallInTheWallProfile() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
