@@ -255,12 +255,14 @@ import Testing
         return tasks.filter { ThreadInfo.read("/proc/self/task/\($0)/comm") == name + "\n" }.count
     }
 
-    /// Descriptors open on `/proc/self/task/…` files: the profiler's, while it samples.
+    /// Descriptors open on `/proc/self/task` and its threads' `stat` and `syscall`: the profiler's,
+    /// while it samples.
     static func taskDescriptors() -> Int {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return fds.filter { fd in
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? ""
-            return target.contains("/task/") && (target.hasSuffix("/stat") || target.hasSuffix("/syscall"))
+            return target.hasPrefix("/proc/")
+                && (target.hasSuffix("/task") || target.hasSuffix("/stat") || target.hasSuffix("/syscall"))
         }.count
     }
 }

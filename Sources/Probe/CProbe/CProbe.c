@@ -365,6 +365,28 @@ int64_t cprobe_thread_cpu_ns(pid_t tid) {
 
 int64_t cprobe_self_thread_cpu_ns(void) { return (int64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
+int cprobe_list_threads(int task_fd, pid_t *tids, int capacity) {
+    // getdents64 into a buffer on the stack: opendir would allocate 32 KiB for each listing.
+    char buffer[4096];
+    if (lseek(task_fd, 0, SEEK_SET) != 0) return -1;
+    int count = 0;
+    for (;;) {
+        long n = syscall(SYS_getdents64, task_fd, buffer, sizeof buffer);
+        if (n < 0) return -1;
+        if (n == 0) return count;
+        for (long offset = 0; offset < n;) {
+            unsigned short length;
+            memcpy(&length, buffer + offset + 16, sizeof length);  // d_reclen, after d_ino and d_off
+            const char *name = buffer + offset + 19;               // d_name, after d_type
+            pid_t tid = 0;
+            for (const char *c = name; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (tid > 0 && count < capacity) tids[count] = tid;
+            if (tid > 0) count++;
+            offset += length;
+        }
+    }
+}
+
 // MARK: - libdispatch
 
 extern void *dispatch_get_current_queue(void);

@@ -64,7 +64,10 @@ final class ProcessSampling {
     var samplesTaken: Int { sampleCount }
     private var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
-    private var listed: [Int32] = []
+    /// `/proc/self/task`, kept open and listed each tick into `listed` (its first `listedCount`).
+    private var taskFD: Int32 = -1
+    private var listed = [Int32](repeating: 0, count: 256)
+    private var listedCount = 0
     private var counts: [Key: (samples: Int64, value: Int64)] = [:]
     private var failures: [ProcessProfiler.SampleFailure: Int] = [:]
     private var sampleCount = 0
@@ -98,6 +101,7 @@ final class ProcessSampling {
     }
 
     deinit {
+        if taskFD >= 0 { Glibc.close(taskFD) }
         for thread in threads { Self.close(thread) }
         for slot in slots.dropFirst() { cprobe_slot_release(slot) }
         for buffer in buffers.dropFirst() { buffer.deallocate() }
@@ -291,23 +295,19 @@ final class ProcessSampling {
 
     /// Lists `/proc/self/task`: new threads are tracked (named once), vanished ones closed.
     private func refreshThreads(baseline: Bool) {
-        listed.removeAll(keepingCapacity: true)
-        guard let directory = opendir("/proc/self/task") else { return }
-        while let entry = readdir(directory) {
-            let tid = withUnsafeBytes(of: entry.pointee.d_name) { bytes -> Int32 in
-                var value: Int32 = 0
-                for byte in bytes {
-                    if byte == 0 { break }
-                    guard byte >= 0x30, byte <= 0x39 else { return 0 }
-                    value = value * 10 + Int32(byte - 0x30)
-                }
-                return value
-            }
-            if tid > 0 { listed.append(tid) }
+        if taskFD < 0 { taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        var count = listed.withUnsafeMutableBufferPointer {
+            Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
         }
-        closedir(directory)
+        if count > listed.count {
+            listed = [Int32](repeating: 0, count: count * 2)
+            count = listed.withUnsafeMutableBufferPointer {
+                Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
+            }
+        }
+        listedCount = max(0, min(count, listed.count))
         let own = ProbeThreads.all
-        for tid in listed where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) {
+        for tid in listed[..<listedCount] where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) {
             let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
@@ -317,7 +317,7 @@ final class ProcessSampling {
         }
         // A thread that ended fails its `stat` read and is closed then; this catches the rest.
         if ticks % 16 == 0 {
-            let present = Set(listed)
+            let present = Set(listed[..<listedCount])
             for index in threads.indices where threads[index].alive && !present.contains(threads[index].tid) {
                 markGone(index)
             }

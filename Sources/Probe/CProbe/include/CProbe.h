@@ -105,6 +105,10 @@ int cprobe_unwind_self_with(int method, uintptr_t *pcs, int capacity);
 int64_t cprobe_thread_cpu_ns(pid_t tid);
 /// CPU time of the calling thread in ns.
 int64_t cprobe_self_thread_cpu_ns(void);
+/// The thread ids listed by `task_fd` (an open `/proc/self/task` directory, read again from its
+/// start): stores up to `capacity` in `tids` and returns how many there are (more than `capacity`
+/// when `tids` was too small), or -1. Allocates nothing.
+int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
 uint64_t cprobe_boottime_ns(void);
