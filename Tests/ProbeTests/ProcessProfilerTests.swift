@@ -92,7 +92,9 @@ import Testing
         let profiled = try #require(Double(match.1))
         // Every sample is valued at the CPU time since the thread's previous one: the sum is the
         // thread's CPU time over the profile, short of what it ran after the last tick.
-        #expect(abs(profiled - used) <= 0.1 * used, "profiled \(profiled) ms of \(used) ms")
+        #expect(
+            abs(profiled - used) <= 0.1 * used,
+            "profiled \(profiled) ms of \(used) ms; \(profile.failures)\n\(top.stdout)")
     }
 
     @Test func aThreadBlockedInReadShowsItsSyscallInTheWallProfile() throws {

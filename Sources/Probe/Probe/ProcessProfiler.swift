@@ -52,6 +52,8 @@ public final class ProcessProfiler: ProfileSource {
         case exited
         /// The handler did not answer within the timeout (the thread did not get a CPU).
         case noAnswer = "no-answer"
+        /// The signal could not be sent to a live thread (its queue was full: `RLIMIT_SIGPENDING`).
+        case sendFailed = "send-failed"
         /// The slot was still held by a handler that answered late.
         case slotBusy = "slot-busy"
         /// The unwind gave no frame.

@@ -64,6 +64,8 @@ final class ProcessSampling {
     var samplesTaken: Int { sampleCount }
     private var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
+    /// The CPU time at the last sample of threads no longer tracked, by id.
+    private var retiredCPU: [Int32: Int64] = [:]
     /// `/proc/self/task`, kept open and listed each tick into `listed` (its first `listedCount`).
     private var taskFD: Int32 = -1
     private var listed = [Int32](repeating: 0, count: 256)
@@ -187,8 +189,12 @@ final class ProcessSampling {
         case Int32(CPROBE_SAMPLE_OK):
             return depth > 0 ? .stack(state: item.state, leaf: item.leaf) : .failed(.unwindShort, state: item.state)
         case Int32(CPROBE_SAMPLE_SEND_FAILED):
-            markGone(item.index)
-            return .failed(.exited, state: item.state)
+            // The thread is gone, or the signal could not be queued (EAGAIN: the queue is full).
+            guard ThreadInfo.exists(threads[item.index].tid) else {
+                markGone(item.index)
+                return .failed(.exited, state: item.state)
+            }
+            return .failed(.sendFailed, state: item.state)
         case Int32(CPROBE_SAMPLE_SLOT_BUSY):
             return .failed(.slotBusy, state: item.state)
         default:
@@ -305,13 +311,15 @@ final class ProcessSampling {
                 Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
             }
         }
-        listedCount = max(0, min(count, listed.count))
+        guard count >= 0 else { return }
+        listedCount = min(count, listed.count)
         let own = ProbeThreads.all
         for tid in listed[..<listedCount] where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) {
             let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            let cpu = baseline ? max(0, cprobe_thread_cpu_ns(tid)) : 0
+            // A thread seen again after a failed read keeps its count; a new one counts from its start.
+            let cpu = baseline ? max(0, cprobe_thread_cpu_ns(tid)) : (retiredCPU.removeValue(forKey: tid) ?? 0)
             indexByTID[tid] = threads.count
             threads.append(Tracked(tid: tid, name: name, statFD: fd, cpuNanoseconds: cpu))
         }
@@ -326,6 +334,7 @@ final class ProcessSampling {
 
     private func markGone(_ index: Int) {
         guard threads[index].alive else { return }
+        retiredCPU[threads[index].tid] = threads[index].cpuNanoseconds
         Self.close(threads[index])
         threads[index].alive = false
         threads[index].statFD = -1
