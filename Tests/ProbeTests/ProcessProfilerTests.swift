@@ -122,6 +122,9 @@ import Testing
         let rows = try GoPprof.topRows(top.stdout)
         #expect(rows.first?.contains("[syscall read]") == true, "\(top.stdout)")
         #expect(top.stdout.contains("Type: wall"), "\(top.stdout)")
+        // The test runs on a thread of the cooperative pool, blocked in the profile meanwhile.
+        let tags = try GoPprof.run(["-tags", "-tagfocus", "thread=oot.default-qos", file.path], in: directory)
+        #expect(tags.stdout.contains("pool"), "\(tags.stdout)")
     }
 
     @Test func aThreadBlockingTheSignalIsCountedNotDropped() throws {
