@@ -16,8 +16,9 @@ final class ProcessSampling {
         var syscallFD: Int32 = -1
         /// CPU time at the previous sample (cpu mode); 0 for a thread born during the profile.
         var cpuNanoseconds: Int64
-        /// The latest wait unwound from `/proc` and its stack: the same wait has the same stack.
-        var lastWait: (line: String, stack: [UInt])?
+        /// The latest wait unwound from `/proc` (its syscall line's bytes), its leaf and its stack:
+        /// the same wait has the same stack.
+        var lastWait: (bytes: [UInt8], leaf: String, stack: [UInt])?
         /// Read once: a thread's signal mask rarely changes (libdispatch workers block all).
         var blocksSignal: Bool?
         var alive = true
@@ -246,17 +247,22 @@ final class ProcessSampling {
         }
         // Off CPU: the wait is read from /proc, the stack unwound from the stack memory where it
         // can be; a signal would cut a sleep short (EINTR).
-        guard let line = readSyscallLine(index), line != "running" else {
-            return signalSample(index, state: state, leaf: nil, deferring: deferringSignals)
+        let count = readSyscallBytes(index)
+        // Still in the wait last unwound (the same bytes: number, arguments, stack pointer, pc):
+        // the same stack, and nothing parsed or allocated.
+        if let last = threads[index].lastWait, count > 0, last.bytes.elementsEqual(syscallBuffer[..<count]) {
+            lastStack = last.stack
+            return .stack(state: state, leaf: last.leaf)
         }
+        let line =
+            count > 0
+            ? String(decoding: syscallBuffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            : "running"
+        if line == "running" { return signalSample(index, state: state, leaf: nil, deferring: deferringSignals) }
         let name = ThreadInfo.syscallName(syscallLine: line)
         let leaf = name.map { "[syscall \($0)]" } ?? "[off-cpu \(Character(UnicodeScalar(state)))]"
-        if let last = threads[index].lastWait, last.line == line {
-            lastStack = last.stack
-            return .stack(state: state, leaf: leaf)
-        }
         if let stack = BlockedThreadStack.unwind(tid: tid, syscallLine: line) {
-            threads[index].lastWait = (line, stack)
+            threads[index].lastWait = (Array(syscallBuffer[..<count]), leaf, stack)
             lastStack = stack
             return .stack(state: state, leaf: leaf)
         }
@@ -358,15 +364,14 @@ final class ProcessSampling {
         return index + 2 < count ? statBuffer[index + 2] : nil
     }
 
-    private func readSyscallLine(_ index: Int) -> String? {
+    /// Reads the thread's `/proc/…/syscall` line into `syscallBuffer`: its length, 0 when unreadable.
+    private func readSyscallBytes(_ index: Int) -> Int {
         if threads[index].syscallFD < 0 {
             threads[index].syscallFD = open("/proc/self/task/\(threads[index].tid)/syscall", O_RDONLY | O_CLOEXEC)
         }
         let fd = threads[index].syscallFD
-        guard fd >= 0 else { return nil }
-        let count = syscallBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) }
-        guard count > 0 else { return nil }
-        return String(decoding: syscallBuffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard fd >= 0 else { return 0 }
+        return max(0, syscallBuffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, 0) })
     }
 
     // MARK: output
