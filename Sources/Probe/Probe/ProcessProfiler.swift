@@ -116,6 +116,8 @@ public final class ProcessProfiler: ProfileSource {
         }.get()
     }
 
+    /// ``takeProfile(_:isCancelled:)``'s pprof bytes, for the server; it throws ``ProfileError``
+    /// (`busy` for a second profile at once, `parameter` set for a bad request).
     package func profile(_ request: ProfileRequest, isCancelled: @escaping @Sendable () -> Bool) throws -> Data? {
         try takeProfile(request, isCancelled: isCancelled)?.pprof
     }
