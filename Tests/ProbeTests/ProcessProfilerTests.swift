@@ -87,8 +87,10 @@ import Testing
         let directory = try GoPprof.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try save(profile.pprof, in: directory, name: "cpu.pb")
-        let top = try GoPprof.run(["-top", "-unit=ms", "-tagfocus", "thread=prof-account", file.path], in: directory)
-        let match = try #require(top.stdout.firstMatch(of: /of ([0-9.]+)ms total/), "\(top.stdout)")
+        // `accounting for` sums the focused samples (every node kept); `of … total` is the whole profile's.
+        let top = try GoPprof.run(
+            ["-top", "-unit=ms", "-nodefraction=0", "-tagfocus", "thread=prof-account", file.path], in: directory)
+        let match = try #require(top.stdout.firstMatch(of: /accounting for ([0-9.]+)ms/), "\(top.stdout)")
         let profiled = try #require(Double(match.1))
         // Every sample is valued at the CPU time since the thread's previous one: the sum is the
         // thread's CPU time over the profile, short of what it ran after the last tick.
