@@ -21,7 +21,7 @@ runs=${RUNS:-10}
 percents=${PERCENTS:-"5 10 20"}
 injected="Harness/fixed-work/fnv1a-4k"
 # Default: what CI gates (see `perfkit baseline update --help`).
-filter_args=(--filter "${FILTER:-^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/|PixelArt/scale/)}")
+filter_args=(--filter "${FILTER:-^(?!DispatchBench/gcd/|Probe/ping/|Probe/profile/|Probe/sample/|PixelArt/scale/)}")
 # The instruction gate's threshold: counts are deterministic, so 2% is far above their spread.
 instruction_threshold=2
 

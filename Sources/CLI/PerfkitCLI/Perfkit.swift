@@ -19,7 +19,7 @@ enum Perfkit {
             // these take minutes and count the pool's waiting, which differs from run to run. The
             // PNG encodes on every core are gated through their one-thread twin.
             baselineFilter:
-                "^(?!DispatchBench/gcd/|Probe/ping/|Probe/sample/|PixelArt/scale/|PixelArt/png/encode-rgba8-(1024|4096-upscaled|4096-noise-upscaled)$)"
+                "^(?!DispatchBench/gcd/|Probe/ping/|Probe/profile/|Probe/sample/|PixelArt/scale/|PixelArt/png/encode-rgba8-(1024|4096-upscaled|4096-noise-upscaled)$)"
         )
     }
 }

@@ -229,9 +229,7 @@ static uint64_t wait_for_state(probe_slot *slot, uint64_t target, const struct t
     }
 }
 
-int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs,
-                  int capacity, cprobe_sample_info *sample) {
-    memset(sample, 0, sizeof *sample);
+int cprobe_sample_send(int slot_index, int signo, pid_t tid, int method, uint64_t *request) {
     if (slot_index < 0 || slot_index >= CPROBE_MAX_SLOTS) return CPROBE_SAMPLE_SEND_FAILED;
     probe_slot *slot = &slots[slot_index];
     if ((atomic_load(&slot->state) & 3) == PHASE_WRITING) return CPROBE_SAMPLE_SLOT_BUSY;
@@ -253,6 +251,16 @@ int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int
         atomic_store(&slot->state, (generation << 2) | PHASE_IDLE);
         return CPROBE_SAMPLE_SEND_FAILED;
     }
+    *request = generation;
+    return CPROBE_SAMPLE_OK;
+}
+
+int cprobe_sample_collect(int slot_index, uint64_t request, uint64_t timeout_ns, uintptr_t *pcs, int capacity,
+                          cprobe_sample_info *sample) {
+    memset(sample, 0, sizeof *sample);
+    if (slot_index < 0 || slot_index >= CPROBE_MAX_SLOTS) return CPROBE_SAMPLE_SEND_FAILED;
+    probe_slot *slot = &slots[slot_index];
+    uint64_t generation = request;
     struct timespec deadline = monotonic_deadline(timeout_ns);
     uint64_t done = (generation << 2) | PHASE_DONE;
     uint64_t state = wait_for_state(slot, done, &deadline);
@@ -273,6 +281,15 @@ int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int
     sample->handler_ns = slot->handler_ns;
     atomic_store(&slot->state, (generation << 2) | PHASE_IDLE);
     return CPROBE_SAMPLE_OK;
+}
+
+int cprobe_sample(int slot_index, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs,
+                  int capacity, cprobe_sample_info *sample) {
+    memset(sample, 0, sizeof *sample);
+    uint64_t request = 0;
+    int sent = cprobe_sample_send(slot_index, signo, tid, method, &request);
+    if (sent != CPROBE_SAMPLE_OK) return sent;
+    return cprobe_sample_collect(slot_index, request, timeout_ns, pcs, capacity, sample);
 }
 
 static int unwind_here(uintptr_t *pcs, int capacity) {
@@ -347,6 +364,28 @@ int64_t cprobe_thread_cpu_ns(pid_t tid) {
 }
 
 int64_t cprobe_self_thread_cpu_ns(void) { return (int64_t)clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+int cprobe_list_threads(int task_fd, pid_t *tids, int capacity) {
+    // getdents64 into a buffer on the stack: opendir would allocate 32 KiB for each listing.
+    char buffer[4096];
+    if (lseek(task_fd, 0, SEEK_SET) != 0) return -1;
+    int count = 0;
+    for (;;) {
+        long n = syscall(SYS_getdents64, task_fd, buffer, sizeof buffer);
+        if (n < 0) return -1;
+        if (n == 0) return count;
+        for (long offset = 0; offset < n;) {
+            unsigned short length;
+            memcpy(&length, buffer + offset + 16, sizeof length);  // d_reclen, after d_ino and d_off
+            const char *name = buffer + offset + 19;               // d_name, after d_type
+            pid_t tid = 0;
+            for (const char *c = name; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (tid > 0 && count < capacity) tids[count] = tid;
+            if (tid > 0) count++;
+            offset += length;
+        }
+    }
+}
 
 // MARK: - libdispatch
 

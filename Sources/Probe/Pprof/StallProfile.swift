@@ -15,7 +15,7 @@ public enum StallProfile {
     /// The profile of `stalls`, each with the number it is labelled with (`stall_id`); those
     /// without a call tree add nothing. `comment` heads the profile's comments.
     public static func profile(_ stalls: [(number: Int, record: StallRecord)], comment: String) -> PprofProfile {
-        var tables = Tables()
+        var tables = ProfileTables()
         var samples: [PprofProfile.Sample] = []
         var intervals: [Int64] = []
         for stall in stalls {
@@ -91,8 +91,9 @@ public enum StallProfile {
     }
 }
 
-/// The profile's locations, functions and mappings, each made once, ids from 1 in order.
-private struct Tables {
+/// The profile's locations, functions and mappings, each made once, ids from 1 in order; shared by
+/// stall profiles and whole-process profiles (``ProcessProfileEncoding``).
+struct ProfileTables {
     private(set) var locations: [PprofProfile.Location] = []
     private(set) var functions: [PprofProfile.Function] = []
     private var locationIDs: [ProfileFrame: UInt64] = [:]

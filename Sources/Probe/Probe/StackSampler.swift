@@ -38,8 +38,10 @@ import Foundation
     }
 
     public let signal: Int32
-    private let slot: Int32
-    private let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
+    /// The sampling slot this sampler holds.
+    let slot: Int32
+    /// Where ``sampleInPlace(threadID:timeoutNanoseconds:)`` leaves the program counters.
+    let buffer = UnsafeMutablePointer<UInt>.allocate(capacity: Int(CPROBE_MAX_FRAMES))
 
     public init(signal: Int32 = WatchdogConfiguration.defaultSignal) throws {
         self.signal = signal
@@ -82,6 +84,16 @@ import Foundation
         return Sample(
             stack: Array(UnsafeBufferPointer(start: buffer, count: Int(info.depth))),
             libunwindFrames: Int(info.libunwind_steps), handlerNanoseconds: info.handler_ns)
+    }
+
+    /// One sample left in ``buffer`` (innermost first), without copying: `cprobe_sample`'s result
+    /// (`CPROBE_SAMPLE_…`) and the depth, for a caller that tells its failures apart.
+    func sampleInPlace(threadID: Int32, timeoutNanoseconds: UInt64) -> (result: Int32, depth: Int) {
+        var info = cprobe_sample_info()
+        let result = cprobe_sample(
+            slot, signal, threadID, timeoutNanoseconds, Int32(CPROBE_UNWIND_FRAME_POINTERS), buffer,
+            CPROBE_MAX_FRAMES, &info)
+        return (result, result == Int32(CPROBE_SAMPLE_OK) ? Int(info.depth) : 0)
     }
 
     /// The calling thread's kernel thread id.

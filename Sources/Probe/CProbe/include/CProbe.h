@@ -71,6 +71,14 @@ typedef struct {
 int cprobe_sample(int slot, int signo, pid_t tid, uint64_t timeout_ns, int method, uintptr_t *pcs, int capacity,
                   cprobe_sample_info *sample);
 
+/// `cprobe_sample` in two halves, so that one thread can have requests out to several threads
+/// at once (one slot each) and wait for their answers together: sends the request and stores
+/// its number in `*request` (CPROBE_SAMPLE_OK), or fails as `cprobe_sample` does.
+int cprobe_sample_send(int slot, int signo, pid_t tid, int method, uint64_t *request);
+/// Waits up to `timeout_ns` for the answer to `request` on `slot`, as `cprobe_sample` does.
+int cprobe_sample_collect(int slot, uint64_t request, uint64_t timeout_ns, uintptr_t *pcs, int capacity,
+                          cprobe_sample_info *sample);
+
 /// How many sample requests the calling thread's handler has answered: a thread can tell
 /// whether it was signalled while it slept.
 uint64_t cprobe_samples_answered_by_this_thread(void);
@@ -98,6 +106,10 @@ int cprobe_unwind_self_with(int method, uintptr_t *pcs, int capacity);
 int64_t cprobe_thread_cpu_ns(pid_t tid);
 /// CPU time of the calling thread in ns.
 int64_t cprobe_self_thread_cpu_ns(void);
+/// The thread ids listed by `task_fd` (an open `/proc/self/task` directory, read again from its
+/// start): stores up to `capacity` in `tids` and returns how many there are (more than `capacity`
+/// when `tids` was too small), or -1. Allocates nothing.
+int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
 uint64_t cprobe_boottime_ns(void);

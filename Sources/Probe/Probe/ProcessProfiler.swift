@@ -1,0 +1,254 @@
+import CProbe
+import Dispatch
+import Foundation
+import Pprof
+import ProbeRecords
+import Synchronization
+
+/// Profiles the whole process on demand: every thread but Probe's own, sampled by signal from a
+/// thread of Probe's (never the caller's) at the request's rate, written as pprof.
+///
+/// Nothing runs between profiles: the sampling thread, the signal handler and the `/proc`
+/// descriptors exist only while ``takeProfile(_:isCancelled:)`` (or a thread dump) runs. One
+/// profile at a time per profiler: a second concurrent request throws ``ProfileError/Kind/busy``.
+public final class ProcessProfiler: ProfileSource {
+    /// Why a profile was refused: a kind to switch on, a one-line message, and the request's
+    /// parameter at fault (`rate`, `duration`) where there is one.
+    public struct ProfileError: Error, CustomStringConvertible, Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            /// `rate` is outside ``ProfileRequest/rates``.
+            case invalidRate
+            /// `duration` is not positive or exceeds ``ProfileRequest/longestDuration``.
+            case invalidDuration
+            /// This profiler is already taking a profile.
+            case busy
+            /// The sampling signal's handler could not be installed.
+            case signalUnavailable
+            /// Every sampling slot is taken (watchdogs and samplers share them).
+            case tooManySamplers
+        }
+
+        public var kind: Kind
+        public var message: String
+        /// The request's parameter the message is about.
+        public var parameter: String?
+
+        public var description: String { message }
+
+        init(_ kind: Kind, _ message: String, parameter: String? = nil) {
+            self.kind = kind
+            self.message = message
+            self.parameter = parameter
+        }
+    }
+
+    /// Why a sample of a thread was not taken. Each is counted, written in the profile's comments
+    /// (`sample_failures: signal-blocked=3 exited=1`) and stands in its stack as one frame
+    /// (`[not sampled: exited]`), so the profile's totals still hold the time.
+    public enum SampleFailure: String, Sendable, CaseIterable, Comparable {
+        /// The thread blocks the sampling signal (libdispatch's workers do until Probe prepares them).
+        case signalBlocked = "signal-blocked"
+        /// The thread ended between its listing and its sample.
+        case exited
+        /// The handler did not answer within the timeout (the thread did not get a CPU).
+        case noAnswer = "no-answer"
+        /// The signal could not be sent to a live thread (its queue was full: `RLIMIT_SIGPENDING`).
+        case sendFailed = "send-failed"
+        /// The slot was still held by a handler that answered late.
+        case slotBusy = "slot-busy"
+        /// The unwind gave no frame.
+        case unwindShort = "unwind-short"
+
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    /// A finished profile.
+    public struct Profile: Sendable {
+        /// pprof's `Profile` message, not compressed (gzip it for a `.pb.gz`).
+        public var pprof: Data
+        /// Samples taken (failures not included).
+        public var sampleCount: Int
+        /// Samples not taken, by reason.
+        public var failures: [SampleFailure: Int]
+    }
+
+    private let signal: Int32
+    private let symbolicator: Symbolicator
+    private let busy = Mutex(false)
+
+    public convenience init() {
+        self.init(signal: WatchdogConfiguration.defaultSignal)
+    }
+
+    /// A profiler that samples with `signal` (the watchdogs' by default: the handler is shared).
+    package init(signal: Int32, symbolicator: Symbolicator = .shared) {
+        self.signal = signal
+        self.symbolicator = symbolicator
+    }
+
+    /// Samples the process for `request.duration`; returns nil when `isCancelled` turned true first
+    /// (it is polled at least every tick and every 50 ms). Blocks the caller meanwhile.
+    public func takeProfile(
+        _ request: ProfileRequest, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(ProfileError) -> Profile? {
+        try Self.validate(request)
+        let claimed = busy.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard claimed else { throw ProfileError(.busy, "a profile is already being taken") }
+        defer { busy.withLock { $0 = false } }
+        let signal = signal
+        let symbolicator = symbolicator
+        return try onProbeThread { () -> Result<Profile?, ProfileError> in
+            do throws(ProfileError) {
+                let sampler = try Self.makeSampler(signal: signal)
+                var sampling = ProcessSampling(
+                    mode: request.mode, sampler: sampler, interval: Self.interval(of: request))
+                guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
+                return .success(sampling.finish(symbolicator: symbolicator))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
+    /// ``takeProfile(_:isCancelled:)``'s pprof bytes, for the server; it throws ``ProfileError``
+    /// (`busy` for a second profile at once, `parameter` set for a bad request).
+    package func profile(_ request: ProfileRequest, isCancelled: @escaping @Sendable () -> Bool) throws -> Data? {
+        try takeProfile(request, isCancelled: isCancelled)?.pprof
+    }
+
+    /// Every thread's current stack, as Go's `goroutine?debug=2`: `thread <tid> [<name>, <state>]:`,
+    /// one frame a line (`function +0xOFF`, or `function` then `\tfile:line`), a blank line between.
+    public func threadDumpText() -> String {
+        let dump = threadDump()
+        var text = ""
+        for (index, thread) in dump.threads.enumerated() {
+            if index > 0 { text += "\n" }
+            text += "thread \(thread.tid) [\(thread.name), \(thread.state)]:\n"
+            for frame in thread.frames {
+                if let file = frame.file {
+                    text += "\(frame.functionName)\n\t\(file):\(frame.line ?? 0)\n"
+                } else if frame.address != 0, let offset = frame.symbolOffset, frame.symbol != nil {
+                    text += "\(frame.functionName) +0x\(String(offset, radix: 16))\n"
+                } else {
+                    text += "\(frame.functionName)\n"
+                }
+            }
+        }
+        if let note = dump.note { text += "\n# \(note)\n" }
+        return text
+    }
+
+    /// The same stacks as pprof (Go's `goroutine?debug=0`): one sample a thread, `threads/count` 1,
+    /// labelled `thread` and `thread_kind`.
+    public func threadDumpProfile() -> Data {
+        let dump = threadDump()
+        let samples = dump.threads.map { thread in
+            ProcessProfileEncoding.Sample(
+                frames: thread.frames, values: [1], labels: ProcessSampling.labels(name: thread.name, tid: thread.tid))
+        }
+        let type = PprofProfile.ValueType(type: "threads", unit: "count")
+        let profile = ProcessProfileEncoding.profile(
+            samples, sampleTypes: [type], periodType: type, period: 1,
+            timeNanos: Int64(Date().timeIntervalSince1970 * 1e9), durationNanos: 0,
+            comments: ["thread dump of \(dump.threads.count) threads"] + (dump.note.map { [$0] } ?? []))
+        return profile.encoded()
+    }
+
+    private func threadDump() -> ThreadDump {
+        let signal = signal
+        let symbolicator = symbolicator
+        return onProbeThread {
+            do throws(ProfileError) {
+                let sampler = try Self.makeSampler(signal: signal)
+                var sampling = ProcessSampling(mode: .wall, sampler: sampler, interval: 0)
+                return sampling.dump(symbolicator: symbolicator)
+            } catch {
+                return ThreadDump(threads: [], note: "no stacks: \(error.message)")
+            }
+        }
+    }
+
+    static func validate(_ request: ProfileRequest) throws(ProfileError) {
+        guard ProfileRequest.rates.contains(request.rate) else {
+            throw ProfileError(
+                .invalidRate,
+                "rate \(request.rate) Hz is outside \(ProfileRequest.rates.lowerBound)...\(ProfileRequest.rates.upperBound)",
+                parameter: "rate")
+        }
+        guard request.duration > .zero, request.duration <= ProfileRequest.longestDuration else {
+            throw ProfileError(
+                .invalidDuration,
+                "duration \(request.duration) is not within (0, \(ProfileRequest.longestDuration)]",
+                parameter: "duration")
+        }
+    }
+
+    static func interval(of request: ProfileRequest) -> UInt64 { 1_000_000_000 / UInt64(request.rate) }
+
+    private static func makeSampler(signal: Int32) throws(ProfileError) -> StackSampler {
+        do {
+            return try StackSampler(signal: signal)
+        } catch let error as Watchdog.StartError {
+            let kind: ProfileError.Kind = error.kind == .tooManyWatchdogs ? .tooManySamplers : .signalUnavailable
+            throw ProfileError(kind, error.message)
+        } catch {
+            throw ProfileError(.signalUnavailable, "\(error)")
+        }
+    }
+
+    /// Runs `body` on a thread of Probe's own and waits for its result: the caller's thread (an
+    /// event loop's, a pool's) neither samples nor is counted as a sampler.
+    private func onProbeThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let result = Handoff<T>()
+        let done = DispatchSemaphore(value: 0)
+        ProbeThreads.start(name: "probe-profile") {
+            let value = body()
+            result.value.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.value.withLock { $0! }
+    }
+}
+
+/// A result passed from Probe's thread to the waiting caller.
+private final class Handoff<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
+}
+
+/// Every thread's stack at one moment, symbolicated.
+struct ThreadDump: Sendable {
+    struct Thread: Sendable {
+        var tid: Int32
+        var name: String
+        var state: String
+        /// Innermost first; stand-ins (`[syscall read]`, `[not sampled: …]`) at address 0.
+        var frames: [StackFrame]
+    }
+
+    var threads: [Thread]
+    /// Why the dump is empty or partial, if it is.
+    var note: String?
+}
+
+/// A profile's ticks taken one at a time on the calling thread, for the benchmarks: what one look
+/// at every thread of the process costs the sampling thread.
+@_spi(Benchmarks) public final class ProfileTicks {
+    private let sampling: ProcessSampling
+
+    public init(mode: ProfileRequest.Mode, rate: Int = 100) throws {
+        let sampler = try StackSampler()
+        sampling = ProcessSampling(mode: mode, sampler: sampler, interval: 1_000_000_000 / UInt64(rate))
+    }
+
+    public func tick() { sampling.tick() }
+
+    /// Samples taken so far (failures not included).
+    public var samplesTaken: Int { sampling.samplesTaken }
+}
