@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """The watched-service integration test (run by .ci/run): one stall per /block, /sleep, /starve
 and /handler-sleep call (the last one alone on the pool, recorded with the handler's function), each in the JSON-lines file with its watchdog and class, counted in /metrics;
-/fast served on the other loop throughout; a graceful SIGTERM within 2 s that loses no stall.
+/fast served on the other loop throughout; a graceful SIGTERM within 2 s that loses no stall; a
+whole-process profile from --profile-port under /work load that names the route's function.
 
 Usage: integration_test.py [WORKDIR]   (the service must be built: swift build -c release)"""
 
 import os
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
 from service import Failure, Service, check, fail, loop_of, symbols
 
@@ -54,6 +58,51 @@ def fast_on_other_loops_during(service, path, busy_loop):
         check(seconds < 0.25, f"/fast on another loop took {seconds * 1000:.0f} ms during {path}")
     print(f"ok: {path}: {len(answered)} /fast on other loops answered during it "
           f"(slowest {max(s for _, s in answered) * 1000:.1f} ms)")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def profile_under_load(workdir):
+    """A 2 s cpu profile from --profile-port while two clients keep /work?ms=20 busy: `go tool
+    pprof` reads it and names the route's function, whose share of the samples is at least half."""
+    port = free_port()
+    service = Service(os.path.join(workdir, "profile"), threshold_ms=THRESHOLD_MS, profile_port=port)
+    try:
+        stop = threading.Event()
+
+        def load():
+            while not stop.is_set():
+                status, _, _ = service.get("/work?ms=20")
+                check(status == 200, f"/work answered {status}")
+
+        clients = [threading.Thread(target=load) for _ in range(2)]
+        for client in clients:
+            client.start()
+        time.sleep(0.5)
+        path = os.path.join(workdir, "profile.pb.gz")
+        url = f"http://127.0.0.1:{port}/debug/pprof/profile?seconds=2"
+        with urllib.request.urlopen(url, timeout=10) as response, open(path, "wb") as out:
+            check(response.status == 200, f"{url} answered {response.status}")
+            out.write(response.read())
+        stop.set()
+        for client in clients:
+            client.join()
+        top = subprocess.run(["go", "tool", "pprof", "-top", "-cum", path], capture_output=True, text=True)
+        check(top.returncode == 0, f"go tool pprof -top failed: {top.stderr[-500:]}")
+        rows = [line.split() for line in top.stdout.splitlines() if "computeTheWorkRoute" in line]
+        check(rows, f"computeTheWorkRoute is not in the profile:\n{top.stdout[:3000]}")
+        share = float(rows[0][4].rstrip("%"))  # flat flat% sum% cum cum% name
+        check(share >= 50, f"computeTheWorkRoute has {share}% of the samples (cum):\n{top.stdout[:3000]}")
+        status, _ = service.terminate()
+        check(status == 0, f"the profiled instance exited with {status} on SIGTERM")
+        print(f"ok: a 2 s profile from --profile-port under /work load: computeTheWorkRoute {share:.0f}% (cum)")
+    except Failure:
+        service.kill()
+        raise
 
 
 def main():
@@ -192,6 +241,7 @@ def main():
         check(status == 0, f"the second instance exited with {status} on SIGTERM")
         print(f"ok: the next instance read the previous exit as clean (pid {first_pid}); "
               f"anon RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB after /allocate?mib=64")
+        profile_under_load(workdir)
     except Failure as failure:
         service.kill()
         print(f"service log ({service.log_path}):", file=sys.stderr)

@@ -29,7 +29,7 @@ class Service:
     """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
 
     def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all",
-                 resting_look_ms=None, pprof_dir=None, breadcrumb=None):
+                 resting_look_ms=None, pprof_dir=None, breadcrumb=None, profile_port=None):
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
@@ -45,6 +45,8 @@ class Service:
             arguments += ["--pprof-dir", pprof_dir]
         if breadcrumb:
             arguments += ["--breadcrumb", breadcrumb]
+        if profile_port:
+            arguments += ["--profile-port", str(profile_port)]
         if not probe:
             arguments.append("--no-probe")
         if cpus:

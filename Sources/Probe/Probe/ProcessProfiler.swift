@@ -106,7 +106,7 @@ public final class ProcessProfiler: ProfileSource {
         return try onProbeThread { () -> Result<Profile?, ProfileError> in
             do throws(ProfileError) {
                 let sampler = try Self.makeSampler(signal: signal)
-                var sampling = ProcessSampling(
+                let sampling = ProcessSampling(
                     mode: request.mode, sampler: sampler, interval: Self.interval(of: request))
                 guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                 return .success(sampling.finish(symbolicator: symbolicator))
@@ -166,7 +166,7 @@ public final class ProcessProfiler: ProfileSource {
         return onProbeThread {
             do throws(ProfileError) {
                 let sampler = try Self.makeSampler(signal: signal)
-                var sampling = ProcessSampling(mode: .wall, sampler: sampler, interval: 0)
+                let sampling = ProcessSampling(mode: .wall, sampler: sampler, interval: 0)
                 return sampling.dump(symbolicator: symbolicator)
             } catch {
                 return ThreadDump(threads: [], note: "no stacks: \(error.message)")

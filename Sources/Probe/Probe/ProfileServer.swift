@@ -15,7 +15,10 @@ public final class ProfileServer: Sendable {
     private let source: any ProfileSource
     private let listener = Mutex<Listener?>(nil)
 
-    // TODO(#49): `public convenience init(configuration:)` serving `ProcessProfiler`, wired after merge.
+    /// A server of this process's profiles and thread dumps (``ProcessProfiler``); ``start()`` listens.
+    public convenience init(configuration: ProfileServerConfiguration = ProfileServerConfiguration()) {
+        self.init(configuration: configuration, source: ProcessProfiler())
+    }
 
     /// A server answering from `source` (``ProcessProfiler`` in a service, a fake in tests).
     package init(configuration: ProfileServerConfiguration, source: any ProfileSource) {

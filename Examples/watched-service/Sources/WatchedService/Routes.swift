@@ -54,6 +54,12 @@ func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry
         sleepInTheHandler(milliseconds: ms)
         return "slept in the handler for \(ms) ms\n"
     }
+    // CPU work in the handler, on its pool thread: below the threshold it is never a stall, only a
+    // whole-process profile sees it.
+    router.get("work") { request, _ in
+        let ms = try milliseconds(request)
+        return "worked \(ms) ms (\(computeTheWorkRoute(milliseconds: ms) % 10))\n"
+    }
     router.get("starve") { request, _ in
         let ms = try milliseconds(request)
         await starveTheCooperativePool(milliseconds: ms)

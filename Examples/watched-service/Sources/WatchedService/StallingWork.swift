@@ -12,6 +12,16 @@ func blockTheEventLoop(milliseconds: Int) {
     if state == 42 { print("") }
 }
 
+/// The CPU work of `/work?ms=N`, in a plain async handler: what a whole-process profile should
+/// name. (A different step from `blockTheEventLoop`'s, so the optimiser keeps the two apart.)
+@inline(never)
+func computeTheWorkRoute(milliseconds: Int) -> UInt64 {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    while DispatchTime.now().uptimeNanoseconds < end { state ^= state << 13 &+ state >> 7 }
+    return state
+}
+
 /// Sleeps in a syscall on the calling thread (an event loop): a blocked stall.
 @inline(never)
 func sleepOnTheEventLoop(milliseconds: Int) {

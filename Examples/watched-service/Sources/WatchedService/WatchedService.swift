@@ -21,7 +21,8 @@ struct WatchedService: AsyncParsableCommand {
         discussion: """
             Routes: GET /fast, /block?ms=N[&loop=I] (busy loop on an event loop), /sleep?ms=N[&loop=I] \
             (usleep on an event loop), /handler-sleep?ms=N (usleep in a plain async handler, on its \
-            cooperative-pool thread), /starve?ms=N (every cooperative-pool thread in a synchronous \
+            cooperative-pool thread), /work?ms=N (CPU work in a plain async handler, never a stall: for \
+            whole-process profiles), /starve?ms=N (every cooperative-pool thread in a synchronous \
             wait), /allocate?mib=N (keeps N MiB more, touched), /release (drops them), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
             """)
 
@@ -50,6 +51,11 @@ struct WatchedService: AsyncParsableCommand {
         help: "How often Probe looks at an idle target (default: Probe's schedule).")
     var restingLookMilliseconds: Int?
 
+    @Option(
+        name: .customLong("profile-port"),
+        help: "Serve whole-process profiles (Go's /debug/pprof routes) on 127.0.0.1 at this port (0: off).")
+    var profilePort: Int = 0
+
     @Flag(help: "Run without Probe (to measure what watching costs).")
     var noProbe = false
 
@@ -62,6 +68,9 @@ struct WatchedService: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
+        guard (0...65535).contains(profilePort) else {
+            throw ValidationError("--profile-port must be 0…65535 (got \(profilePort))")
+        }
         guard thresholdMilliseconds >= 20 else {
             throw ValidationError("--threshold-ms must be at least 20 (got \(thresholdMilliseconds))")
         }
@@ -83,8 +92,13 @@ struct WatchedService: AsyncParsableCommand {
             // clean when the service stops it at graceful shutdown.
             var memory = MemoryWatchConfiguration(name: "memory", breadcrumbPath: breadcrumb)
             memory.logger = Logger(label: "probe")
+            // Its own thread and socket: it answers while the loops and the pool are starved.
+            let profiles =
+                profilePort == 0 ? nil : ProfileServer(configuration: .init(address: .loopback(port: profilePort)))
             services.append(
-                WatchdogService(watchdogs: watchdogs(group: group), memoryWatch: MemoryWatch(configuration: memory)))
+                WatchdogService(
+                    watchdogs: watchdogs(group: group), memoryWatch: MemoryWatch(configuration: memory),
+                    profileServer: profiles))
         }
         let app = Application(
             router: makeRouter(group: group, registry: registry),
