@@ -7,6 +7,7 @@ whole-process profile from --profile-port under /work load that names the route'
 Usage: integration_test.py [WORKDIR]   (the service must be built: swift build -c release)"""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -60,6 +61,12 @@ def fast_on_other_loops_during(service, path, busy_loop):
           f"(slowest {max(s for _, s in answered) * 1000:.1f} ms)")
 
 
+def process_cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -85,9 +92,13 @@ def profile_under_load(workdir):
         time.sleep(0.5)
         path = os.path.join(workdir, "profile.pb.gz")
         url = f"http://127.0.0.1:{port}/debug/pprof/profile?seconds=2"
-        with urllib.request.urlopen(url, timeout=10) as response, open(path, "wb") as out:
+        cpu_before = process_cpu_seconds(service.process.pid)
+        with urllib.request.urlopen(url, timeout=10) as response:
             check(response.status == 200, f"{url} answered {response.status}")
-            out.write(response.read())
+            body = response.read()
+        process_cpu = process_cpu_seconds(service.process.pid) - cpu_before
+        with open(path, "wb") as out:
+            out.write(body)
         stop.set()
         for client in clients:
             client.join()
@@ -97,9 +108,17 @@ def profile_under_load(workdir):
         check(rows, f"computeTheWorkRoute is not in the profile:\n{top.stdout[:3000]}")
         share = float(rows[0][4].rstrip("%"))  # flat flat% sum% cum cum% name
         check(share >= 50, f"computeTheWorkRoute has {share}% of the samples (cum):\n{top.stdout[:3000]}")
+        # "Showing nodes accounting for 1.9s, 98% of 1.95s total": the profile's CPU time against the
+        # process's over the request (which also spans the response's sending and Probe's own thread).
+        total = re.search(r"of ([0-9.]+)(ms|s) total", top.stdout)
+        check(total, f"no total in go tool pprof's output:\n{top.stdout[:500]}")
+        profiled = float(total.group(1)) / (1000 if total.group(2) == "ms" else 1)
+        check(abs(profiled - process_cpu) <= 0.1 * process_cpu,
+              f"the profile holds {profiled:.2f} s of CPU, the process used {process_cpu:.2f} s meanwhile")
         status, _ = service.terminate()
         check(status == 0, f"the profiled instance exited with {status} on SIGTERM")
-        print(f"ok: a 2 s profile from --profile-port under /work load: computeTheWorkRoute {share:.0f}% (cum)")
+        print(f"ok: a 2 s profile from --profile-port under /work load: computeTheWorkRoute {share:.0f}% (cum), "
+              f"{profiled:.2f} s of CPU in the profile, {process_cpu:.2f} s used by the process meanwhile")
     except Failure:
         service.kill()
         raise
