@@ -217,14 +217,26 @@ final class ProcessSampling {
     }
 
     private func record(_ key: Key, index: Int) {
-        var value = Int64(interval * tickIntervals)
-        if mode == .cpu {
-            let cpu = cprobe_thread_cpu_ns(threads[index].tid)
-            value = cpu >= 0 ? max(0, cpu - threads[index].cpuNanoseconds) : 0
-            if cpu >= 0 { threads[index].cpuNanoseconds = cpu }
+        let span = Int64(interval * tickIntervals)
+        guard mode == .cpu else { return add(span, samples: 1, to: key) }
+        let cpu = cprobe_thread_cpu_ns(threads[index].tid)
+        let used = cpu >= 0 ? max(0, cpu - threads[index].cpuNanoseconds) : 0
+        if cpu >= 0 { threads[index].cpuNanoseconds = cpu }
+        // A thread caught running stands for at most the ticks' span on this stack, as a CPU-clock
+        // sampler's would; the rest ran where no tick saw it (a thread caught in `write` would take
+        // its whole burst), so it is its own leaf and totals still hold.
+        add(min(used, span), samples: 1, to: key)
+        if used > span {
+            add(used - span, samples: 0, to: Key(thread: index, stack: [], leaf: Self.betweenSamplesLeaf))
         }
+    }
+
+    /// The leaf of CPU time a thread used between the ticks that caught it running.
+    static let betweenSamplesLeaf = "[cpu between samples]"
+
+    private func add(_ value: Int64, samples: Int64, to key: Key) {
         var entry = counts[key] ?? (0, 0)
-        entry.samples += 1
+        entry.samples += samples
         entry.value += value
         counts[key] = entry
     }
