@@ -221,7 +221,7 @@ import Testing
         let lines = block.split(separator: "\n")
         #expect(lines[1] == "[syscall read]", "\(block)")
         #expect(lines.dropFirst(2).contains { $0.contains(" +0x") }, "\(block)")
-        #expect(!text.contains("[probe-profile"), "Probe's own thread is left out")
+        #expect(!text.contains("[probe-sampling"), "Probe's own thread is left out")
 
         let directory = try GoPprof.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -239,12 +239,33 @@ import Testing
         // Other suites may run meanwhile: count what a profile opens (task files, its thread).
         var left = (threads: 0, fds: 0)
         for _ in 0..<100 {
-            left = (Self.threads(named: "probe-profile"), Self.taskDescriptors())
+            left = (Self.threads(named: "probe-sampling"), Self.taskDescriptors())
             if left == (0, 0) { break }
             Thread.sleep(forTimeInterval: 0.02)
         }
         #expect(left.threads == 0)
         #expect(left.fds == 0)
+    }
+
+    /// `threadKinds` leaves the other threads out: a spinning `other` thread is absent from a
+    /// profile of the pool's threads and present in one of `other` threads.
+    @Test func aProfileOfSomeKindsLeavesTheOtherThreadsOut() throws {
+        let spinning = spinner(name: "prof-kinds")
+        defer { spinning.finish() }
+        let profiler = ProcessProfiler()
+        let poolOnly = try #require(
+            try profiler.takeProfile(ProfileRequest(duration: .milliseconds(300), threadKinds: [.pool])))
+        let others = try #require(
+            try profiler.takeProfile(ProfileRequest(duration: .milliseconds(300), threadKinds: [.other])))
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let poolTags = try GoPprof.run(
+            ["-tags", try save(poolOnly.pprof, in: directory, name: "pool.pb").path], in: directory)
+        let otherTags = try GoPprof.run(
+            ["-tags", try save(others.pprof, in: directory, name: "other.pb").path], in: directory)
+        #expect(!poolTags.stdout.contains("prof-kinds"), "\(poolTags.stdout)")
+        #expect(otherTags.stdout.contains("prof-kinds"), "\(otherTags.stdout)")
+        #expect(ProcessSampling.threadKind(ofThreadNamed: "prof-kinds") == .other)
     }
 
     @Test func threadKindsFollowTheirNames() {

@@ -107,7 +107,8 @@ public final class ProcessProfiler: ProfileSource {
             do throws(ProfileError) {
                 let sampler = try Self.makeSampler(signal: signal)
                 let sampling = ProcessSampling(
-                    mode: request.mode, sampler: sampler, interval: Self.interval(of: request))
+                    mode: request.mode, sampler: sampler, interval: Self.interval(of: request),
+                    threadKinds: request.threadKinds)
                 guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                 return .success(sampling.finish(symbolicator: symbolicator))
             } catch {
@@ -207,7 +208,7 @@ public final class ProcessProfiler: ProfileSource {
     private func onProbeThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         let result = Handoff<T>()
         let done = DispatchSemaphore(value: 0)
-        ProbeThreads.start(name: "probe-profile") {
+        ProbeThreads.start(name: "probe-sampling") {
             let value = body()
             result.value.withLock { $0 = value }
             done.signal()

@@ -87,8 +87,16 @@ final class ProcessSampling {
     /// thread's unwind).
     private var lastStack: [UInt] = []
 
-    init(mode: ProfileRequest.Mode, sampler: StackSampler, interval: UInt64) {
+    /// Only threads of these kinds are tracked (nil: all); the others are remembered in ``ignored``.
+    private let threadKinds: Set<ProfileRequest.ThreadKind>?
+    private var ignored: Set<Int32> = []
+
+    init(
+        mode: ProfileRequest.Mode, sampler: StackSampler, interval: UInt64,
+        threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+    ) {
         self.mode = mode
+        self.threadKinds = threadKinds
         self.sampler = sampler
         self.interval = interval
         slots = [sampler.slot]
@@ -332,10 +340,15 @@ final class ProcessSampling {
         guard count >= 0 else { return }
         listedCount = min(count, listed.count)
         let own = ProbeThreads.all
-        for tid in listed[..<listedCount] where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) {
+        for tid in listed[..<listedCount]
+        where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
+            let name = CooperativePoolThreads.name(of: tid) ?? "?"
+            if let threadKinds, !threadKinds.contains(Self.threadKind(ofThreadNamed: name)) {
+                ignored.insert(tid)
+                continue
+            }
             let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            let name = CooperativePoolThreads.name(of: tid) ?? "?"
             // A thread seen again after a failed read keeps its count; a new one counts from its start.
             let cpu = baseline ? max(0, cprobe_thread_cpu_ns(tid)) : (retiredCPU.removeValue(forKey: tid) ?? 0)
             indexByTID[tid] = threads.count
@@ -399,10 +412,12 @@ final class ProcessSampling {
 
     /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>`; the cooperative pool's are
     /// libdispatch's root-queue workers, named after the queue label's end (`oot.default-qos`).
-    static func kind(ofThreadNamed name: String) -> String {
-        if name.hasPrefix("NIO-ELT") { return "event-loop" }
-        if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return "pool" }
-        return "other"
+    static func kind(ofThreadNamed name: String) -> String { threadKind(ofThreadNamed: name).rawValue }
+
+    static func threadKind(ofThreadNamed name: String) -> ProfileRequest.ThreadKind {
+        if name.hasPrefix("NIO-ELT") { return .eventLoop }
+        if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return .pool }
+        return .other
     }
 
     /// `sample_failures: signal-blocked=3 exited=1`, or `sample_failures: none`.

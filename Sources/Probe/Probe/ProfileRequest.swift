@@ -11,15 +11,27 @@ public struct ProfileRequest: Sendable, Equatable {
         case wall
     }
 
+    /// The kinds of thread a profile can be limited to (the `thread_kind` label).
+    public enum ThreadKind: String, Sendable, CaseIterable {
+        /// SwiftNIO's event-loop threads (`NIO-ELT-…`).
+        case eventLoop = "event-loop"
+        /// The Swift cooperative pool's threads and libdispatch's other root-queue workers.
+        case pool
+        case other
+    }
+
     public var duration: Duration
     /// Samples per second per thread; 100 as Go's profiler, 19 or 97 for fleets that avoid lockstep.
     public var rate: Int
     public var mode: Mode
+    /// Only threads of these kinds are sampled; nil samples every thread but Probe's own.
+    public var threadKinds: Set<ThreadKind>?
 
-    public init(duration: Duration, rate: Int = 100, mode: Mode = .cpu) {
+    public init(duration: Duration, rate: Int = 100, mode: Mode = .cpu, threadKinds: Set<ThreadKind>? = nil) {
         self.duration = duration
         self.rate = rate
         self.mode = mode
+        self.threadKinds = threadKinds
     }
 
     /// The rates Probe samples at: a 1 kHz ceiling keeps a sample's ~12 µs under 1.2% of a thread.

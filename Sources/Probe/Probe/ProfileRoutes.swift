@@ -45,7 +45,8 @@ package enum ProfileRoute: Equatable {
     }
 
     /// `seconds` (default 30, 1 up to the cap), `rate` (default 100, within ``ProfileRequest/rates``)
-    /// and `mode` (`cpu` or `wall`): whole decimal numbers only, so `1e9` and `-1` are refused, not read.
+    /// and `mode` (`cpu` or `wall`): whole decimal numbers only, so `1e9` and `-1` are refused, not read;
+    /// `kind` a comma-separated list of thread kinds (`event-loop`, `pool`, `other`).
     static func profileRequest(
         _ query: [String: String], longestProfile: Duration
     ) -> Result<ProfileRequest, ProfileHTTP.ResponseError> {
@@ -81,7 +82,19 @@ package enum ProfileRoute: Equatable {
             }
             mode = value
         }
-        return .success(ProfileRequest(duration: .seconds(seconds), rate: rate, mode: mode))
+        var threadKinds: Set<ProfileRequest.ThreadKind>?
+        if let text = query["kind"] {
+            var kinds = Set<ProfileRequest.ThreadKind>()
+            for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let kind = ProfileRequest.ThreadKind(rawValue: String(part)) else {
+                    return .failure(.init(400, "kind=\(text): unknown thread kind (event-loop, pool, other)"))
+                }
+                kinds.insert(kind)
+            }
+            threadKinds = kinds
+        }
+        return .success(
+            ProfileRequest(duration: .seconds(seconds), rate: rate, mode: mode, threadKinds: threadKinds))
     }
 
     /// Digits only (at most 9, so no overflow): `+5`, `-1`, `1e9`, `0x10` and ` 5` are not numbers here.
@@ -104,7 +117,8 @@ package enum ProfileRoute: Equatable {
     static let indexText = """
         Probe profiles (Go net/http/pprof compatible routes)
 
-        /debug/pprof/profile?seconds=30&rate=100&mode=cpu  whole-process profile, gzipped pprof (mode cpu or wall)
+        /debug/pprof/profile?seconds=30&rate=100&mode=cpu  whole-process profile, gzipped pprof (mode cpu or wall;
+                                                           kind=event-loop,pool,other limits the threads)
         /debug/pprof/goroutine?debug=2                     every thread's current stack, text
         /debug/pprof/goroutine?debug=0                     the same stacks, gzipped pprof
         /health                                            ok
