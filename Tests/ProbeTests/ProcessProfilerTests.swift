@@ -47,6 +47,27 @@ import Testing
         }
     }
 
+    /// A thread blocked in `read` on a pipe until `release` writes a byte to it and waits for it.
+    func blockedReader(name: String) -> (thread: TestThread, release: () -> Void) {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let (readFD, writeFD) = (fds[0], fds[1])
+        let reader = TestThread(name: name) { _ in
+            var byte: UInt8 = 0
+            _ = read(readFD, &byte, 1)
+            close(readFD)
+        }
+        return (
+            reader,
+            {
+                var byte: UInt8 = 1
+                _ = write(writeFD, &byte, 1)
+                reader.finish()
+                close(writeFD)
+            }
+        )
+    }
+
     func save(_ data: Data, in directory: URL, name: String) throws -> URL {
         let url = directory.appendingPathComponent(name)
         try data.write(to: url)
@@ -100,20 +121,8 @@ import Testing
     }
 
     @Test func aThreadBlockedInReadShowsItsSyscallInTheWallProfile() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[1]) }
-        let readFD = fds[0]
-        let reader = TestThread(name: "prof-reader") { _ in
-            var byte: UInt8 = 0
-            _ = read(readFD, &byte, 1)
-            close(readFD)
-        }
-        defer {
-            var byte: UInt8 = 1
-            _ = write(fds[1], &byte, 1)
-            reader.finish()
-        }
+        let (_, release) = blockedReader(name: "prof-reader")
+        defer { release() }
         let profile = try #require(
             try ProcessProfiler().takeProfile(ProfileRequest(duration: .milliseconds(300), mode: .wall)))
         let directory = try GoPprof.temporaryDirectory()
@@ -198,20 +207,8 @@ import Testing
     }
 
     @Test func theThreadDumpShowsEveryThreadInGoLayout() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[1]) }
-        let readFD = fds[0]
-        let reader = TestThread(name: "prof-dumped") { _ in
-            var byte: UInt8 = 0
-            _ = read(readFD, &byte, 1)
-            close(readFD)
-        }
-        defer {
-            var byte: UInt8 = 1
-            _ = write(fds[1], &byte, 1)
-            reader.finish()
-        }
+        let (reader, release) = blockedReader(name: "prof-dumped")
+        defer { release() }
         Thread.sleep(forTimeInterval: 0.05)
         let profiler = ProcessProfiler()
         let text = profiler.threadDumpText()
