@@ -1,6 +1,6 @@
 import CProbe
 import Foundation
-@testable import Probe
+@_spi(Benchmarks) @testable import Probe
 import Synchronization
 import Testing
 
@@ -113,11 +113,46 @@ import Testing
             ["-top", "-unit=ms", "-nodefraction=0", "-tagfocus", "thread=prof-account", file.path], in: directory)
         let match = try #require(top.stdout.firstMatch(of: /accounting for ([0-9.]+)ms/), "\(top.stdout)")
         let profiled = try #require(Double(match.1))
-        // Every sample is valued at the CPU time since the thread's previous one: the sum is the
-        // thread's CPU time over the profile, short of what it ran after the last tick.
+        // Every sample stands for one interval of the thread's own CPU clock: the sum is its CPU time
+        // over the profile, short of less than one interval.
         #expect(
             abs(profiled - used) <= 0.1 * used,
             "profiled \(profiled) ms of \(used) ms; \(profile.failures)\n\(top.stdout)")
+    }
+
+    /// A thread that computes in bursts of ~2 ms and sleeps 1 ms between: its CPU samples land in
+    /// the burst, not in the sleep it is back in by the time a sampler that polls states signals it.
+    @Test func aBurstyThreadsSamplesLandWhereItsCPUTimeWent() throws {
+        let start = cprobe_self_thread_cpu_ns()
+        _ = processProfilerTestSpin(100_000)
+        let perIteration = Double(max(1, cprobe_self_thread_cpu_ns() - start)) / 100_000
+        let burst = Int(2_000_000 / perIteration)
+        let bursty = TestThread(name: "prof-bursty") { thread in
+            while !thread.stop.load(ordering: .relaxed) {
+                _ = processProfilerTestSpin(burst)
+                usleep(1000)
+            }
+        }
+        defer { bursty.finish() }
+        let profile = try #require(
+            try ProcessProfiler().takeProfile(ProfileRequest(duration: .seconds(1), rate: 200)))
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try save(profile.pprof, in: directory, name: "cpu.pb")
+        let top = try GoPprof.run(
+            ["-top", "-unit=ms", "-nodefraction=0", "-tagfocus", "thread=prof-bursty", file.path], in: directory)
+        let rows = try GoPprof.topRows(top.stdout)
+        #expect(rows.first?.contains("processProfilerTestSpin") == true, "\(top.stdout)")
+        let sleeping = rows.filter { $0.contains("nanosleep") || $0.contains("usleep") }
+        let sleepShare = sleeping.compactMap { row in
+            row.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map { Double($0.dropLast()) }
+        }.compactMap { $0 }.reduce(0, +)
+        #expect(sleepShare < 10, "\(sleepShare)% of the samples in the sleep\n\(top.stdout)")
+    }
+
+    @Test func theCPUTimersSignalIsUnwoundIntoTheRing() throws {
+        let samples = try CPUTimerSamples()
+        #expect(samples.sample(3) > 2)
     }
 
     @Test func aThreadBlockedInReadShowsItsSyscallInTheWallProfile() throws {
@@ -228,7 +263,8 @@ import Testing
         #expect(try GoPprof.topRows(top.stdout).first?.contains("[syscall read]") == true, "\(top.stdout)")
     }
 
-    @Test func noThreadOrDescriptorOutlivesAProfile() throws {
+    @Test func noThreadOrDescriptorOrTimerOutlivesAProfile() throws {
+        let timersBefore = Self.cpuTimers()
         let profiler = ProcessProfiler()
         _ = try profiler.takeProfile(ProfileRequest(duration: .milliseconds(200), mode: .wall))
         _ = try profiler.takeProfile(ProfileRequest(duration: .milliseconds(200), mode: .cpu))
@@ -242,6 +278,12 @@ import Testing
         }
         #expect(left.threads == 0)
         #expect(left.fds == 0)
+        #expect(Self.cpuTimers() == timersBefore)
+    }
+
+    /// The process's POSIX timers signalling a thread (`/proc/self/timers`): the cpu sampler's.
+    static func cpuTimers() -> Int {
+        (ThreadInfo.read("/proc/self/timers") ?? "").split(separator: "\n").filter { $0.hasPrefix("notify:") }.count
     }
 
     /// `threadKinds` leaves the other threads out: a spinning `other` thread is absent from a
@@ -262,17 +304,17 @@ import Testing
             ["-tags", try save(others.pprof, in: directory, name: "other.pb").path], in: directory)
         #expect(!poolTags.stdout.contains("prof-kinds"), "\(poolTags.stdout)")
         #expect(otherTags.stdout.contains("prof-kinds"), "\(otherTags.stdout)")
-        #expect(ProcessSampling.threadKind(ofThreadNamed: "prof-kinds") == .other)
+        #expect(ProfileSamples.threadKind(ofThreadNamed: "prof-kinds") == .other)
     }
 
     @Test func threadKindsFollowTheirNames() {
-        #expect(ProcessSampling.kind(ofThreadNamed: "NIO-ELT-0-#3") == "event-loop")
-        #expect(ProcessSampling.kind(ofThreadNamed: "oot.default-qos") == "pool")
-        #expect(ProcessSampling.kind(ofThreadNamed: "worker") == "other")
+        #expect(ProfileSamples.threadKind(ofThreadNamed: "NIO-ELT-0-#3").rawValue == "event-loop")
+        #expect(ProfileSamples.threadKind(ofThreadNamed: "oot.default-qos").rawValue == "pool")
+        #expect(ProfileSamples.threadKind(ofThreadNamed: "worker").rawValue == "other")
         #expect(
-            ProcessSampling.failureComment([.exited: 1, .signalBlocked: 3])
+            ProfileSamples.failureComment([.exited: 1, .signalBlocked: 3])
                 == "sample_failures: signal-blocked=3 exited=1")
-        #expect(ProcessSampling.failureComment([:]) == "sample_failures: none")
+        #expect(ProfileSamples.failureComment([:]) == "sample_failures: none")
     }
 
     static func threads(named name: String) -> Int {

@@ -120,14 +120,12 @@ public let probeSuite = BenchmarkSuite(
                 for _ in 0..<64 { Startup.mark("benchmark") }
             }
         },
-        // One tick of a whole-process cpu profile over N spinning threads (and the process's idle
-        // ones, skipped from their `stat`): per sample, the tick's time over N.
+        // One sample of a cpu profile as the sampled thread pays for it: the CPU timer's signal
+        // (SI_TIMER, sent to itself), the handler's unwind into the ring, and the drain.
         Benchmark(
-            "Probe/profile/tick-cpu", parameters: [1, 4],
-            setup: { threads in try ProfileTickTarget(spinners: threads ?? 1) },
-            body: { target, iterations in target.run(iterations) },
-            teardown: { $0.stop() }),
-        // The same in wall mode over N threads blocked in `read`: each read from `/proc` (its
+            "Probe/profile/cpu-timer-sample", setup: { _ in try CPUTimerSamples() },
+            body: { samples, iterations in samples.sample(iterations) }),
+        // One tick of a wall profile over N threads blocked in `read`: each read from `/proc` (its
         // syscall line), its stack unwound once and kept while it stays in the same wait.
         Benchmark(
             "Probe/profile/tick-wall", parameters: [1, 16],
@@ -147,25 +145,21 @@ public let probeSuite = BenchmarkSuite(
     ]
 )
 
-/// Threads that spin with the sampling signal unblocked (a cpu profile's ticks over the process), or
-/// that sleep in `read` (a wall profile's).
-final class ProfileTickTarget: @unchecked Sendable {  // `stop` is atomic; the rest is set in init
+/// Threads that sleep in `read` on a pipe until `stop` writes to it, sampled by a wall profile's ticks.
+final class ProfileTickTarget {
     private let ticks: ProfileTicks
-    private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let spinners: Int
-
+    private let sleepers: Int
     private var pipe: [Int32] = [-1, -1]
 
-    /// `sleepers` threads blocked in `read` on a pipe until `stop` writes to it, sampled in wall mode.
     init(sleepers: Int) throws {
-        ticks = try ProfileTicks(mode: .wall)
-        spinners = sleepers
+        ticks = try ProfileTicks()
+        self.sleepers = sleepers
         guard Glibc.pipe(&pipe) == 0 else { throw POSIXError(.EMFILE) }
         let readEnd = pipe[0]
         let started = DispatchSemaphore(value: 0)
         for _ in 0..<sleepers {
-            Thread { [self] in
+            Thread { [finished] in
                 started.signal()
                 var byte: UInt8 = 0
                 _ = Glibc.read(readEnd, &byte, 1)
@@ -177,38 +171,14 @@ final class ProfileTickTarget: @unchecked Sendable {  // `stop` is atomic; the r
         ticks.tick()  // each wait unwound once, as a profile's first tick does
     }
 
-    init(spinners: Int) throws {
-        ticks = try ProfileTicks(mode: .cpu)
-        self.spinners = spinners
-        let started = DispatchSemaphore(value: 0)
-        for _ in 0..<spinners {
-            Thread { [self] in
-                _ = Heartbeat.currentThread(signal: WatchdogConfiguration.defaultSignal)
-                started.signal()
-                var x: UInt64 = 0x9E37_79B9_7F4A_7C15
-                while !stopped.load(ordering: .relaxed) {
-                    x ^= x << 13
-                    x ^= x >> 7
-                    x ^= x << 17
-                }
-                blackHole(x)
-                finished.signal()
-            }.start()
-        }
-        for _ in 0..<spinners { started.wait() }
-    }
-
     func run(_ iterations: Int) {
         for _ in 0..<iterations { ticks.tick() }
     }
 
     func stop() {
-        stopped.store(true, ordering: .relaxed)
-        if pipe[1] >= 0 {
-            var bytes = [UInt8](repeating: 0, count: spinners)
-            _ = Glibc.write(pipe[1], &bytes, bytes.count)
-        }
-        for _ in 0..<spinners { finished.wait() }
+        var bytes = [UInt8](repeating: 0, count: sleepers)
+        _ = Glibc.write(pipe[1], &bytes, bytes.count)
+        for _ in 0..<sleepers { finished.wait() }
         for fd in pipe where fd >= 0 { close(fd) }
     }
 }

@@ -5,6 +5,7 @@
 #define UNW_LOCAL_ONLY
 #include "CProbe.h"
 #include "FramePointerUnwind.h"
+#include "CPUTimerSampling.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,10 @@ uint64_t cprobe_samples_answered_by_this_thread(void) { return answered_here; }
 static void sample_handler(int signo, siginfo_t *info, void *context) {
     int saved_errno = errno;
     uint64_t entered = clock_ns(CLOCK_MONOTONIC);
+    if (cprobe_timer_handle(signo, info, context)) {
+        errno = saved_errno;
+        return;
+    }
     uint64_t value = (uint64_t)(uintptr_t)info->si_value.sival_ptr;
     if (info->si_code != SI_QUEUE || info->si_pid != getpid() || (value >> 48) != REQUEST_MAGIC) {
         pass_on(signo, info, context);

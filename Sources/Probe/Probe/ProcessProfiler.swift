@@ -58,6 +58,8 @@ public final class ProcessProfiler: ProfileSource {
         case slotBusy = "slot-busy"
         /// The unwind gave no frame.
         case unwindShort = "unwind-short"
+        /// The CPU-timer ring was full when the handler ran (the drainer fell behind).
+        case ringFull = "ring-full"
 
         public static func < (lhs: Self, rhs: Self) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -105,12 +107,20 @@ public final class ProcessProfiler: ProfileSource {
         let symbolicator = symbolicator
         return try onProbeThread { () -> Result<Profile?, ProfileError> in
             do throws(ProfileError) {
-                let sampler = try Self.makeSampler(signal: signal)
-                let sampling = ProcessSampling(
-                    mode: request.mode, sampler: sampler, interval: Self.interval(of: request),
-                    threadKinds: request.threadKinds)
-                guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
-                return .success(sampling.finish(symbolicator: symbolicator))
+                let interval = Self.interval(of: request)
+                switch request.mode {
+                case .cpu:
+                    let sampling = try CPUTimerSampling(
+                        signal: signal, interval: interval, threadKinds: request.threadKinds)
+                    guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
+                    return .success(sampling.finish(symbolicator: symbolicator))
+                case .wall:
+                    let sampler = try Self.makeSampler(signal: signal)
+                    let sampling = ProcessSampling(
+                        sampler: sampler, interval: interval, threadKinds: request.threadKinds)
+                    guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
+                    return .success(sampling.finish(symbolicator: symbolicator))
+                }
             } catch {
                 return .failure(error)
             }
@@ -151,7 +161,7 @@ public final class ProcessProfiler: ProfileSource {
         let dump = threadDump()
         let samples = dump.threads.map { thread in
             ProcessProfileEncoding.Sample(
-                frames: thread.frames, values: [1], labels: ProcessSampling.labels(name: thread.name, tid: thread.tid))
+                frames: thread.frames, values: [1], labels: ProfileSamples.labels(name: thread.name, tid: thread.tid))
         }
         let type = PprofProfile.ValueType(type: "threads", unit: "count")
         let profile = ProcessProfileEncoding.profile(
@@ -167,7 +177,7 @@ public final class ProcessProfiler: ProfileSource {
         return onProbeThread {
             do throws(ProfileError) {
                 let sampler = try Self.makeSampler(signal: signal)
-                let sampling = ProcessSampling(mode: .wall, sampler: sampler, interval: 0)
+                let sampling = ProcessSampling(sampler: sampler, interval: 0)
                 return sampling.dump(symbolicator: symbolicator)
             } catch {
                 return ThreadDump(threads: [], note: "no stacks: \(error.message)")
@@ -238,14 +248,14 @@ struct ThreadDump: Sendable {
     var note: String?
 }
 
-/// A profile's ticks taken one at a time on the calling thread, for the benchmarks: what one look
-/// at every thread of the process costs the sampling thread.
+/// A wall profile's ticks taken one at a time on the calling thread, for the benchmarks: what one
+/// look at every thread of the process costs the sampling thread.
 @_spi(Benchmarks) public final class ProfileTicks {
     private let sampling: ProcessSampling
 
-    public init(mode: ProfileRequest.Mode, rate: Int = 100) throws {
+    public init(rate: Int = 100) throws {
         let sampler = try StackSampler()
-        sampling = ProcessSampling(mode: mode, sampler: sampler, interval: 1_000_000_000 / UInt64(rate))
+        sampling = ProcessSampling(sampler: sampler, interval: 1_000_000_000 / UInt64(rate))
     }
 
     public func tick() { sampling.tick() }

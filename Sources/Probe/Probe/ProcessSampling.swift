@@ -3,9 +3,10 @@ import Foundation
 import Pprof
 import ProbeRecords
 
-/// One whole-process profile while it is taken: the threads seen, what their samples add up to,
-/// and the failures. Lives on Probe's profiling thread only; its `/proc` descriptors are closed
-/// when a thread disappears and at the end.
+/// One wall-mode profile while it is taken: every tick looks at every thread — a running one is
+/// signalled for its stack, an off-CPU one unwound from `/proc` with its wait as the leaf. Lives on
+/// Probe's profiling thread only; its `/proc` descriptors are closed when a thread disappears and at
+/// the end. (cpu profiles are ``CPUTimerSampling``'s.)
 final class ProcessSampling {
     /// A thread of the process as the profile knows it.
     private struct Tracked {
@@ -14,21 +15,12 @@ final class ProcessSampling {
         /// `/proc/self/task/<tid>/stat` and `…/syscall`, kept open: one `pread` a tick each.
         var statFD: Int32
         var syscallFD: Int32 = -1
-        /// CPU time at the previous sample (cpu mode); 0 for a thread born during the profile.
-        var cpuNanoseconds: Int64
         /// The latest wait unwound from `/proc` (its syscall line's bytes), its leaf and its stack:
         /// the same wait has the same stack.
         var lastWait: (bytes: [UInt8], leaf: String, stack: [UInt])?
         /// Read once: a thread's signal mask rarely changes (libdispatch workers block all).
         var blocksSignal: Bool?
         var alive = true
-    }
-
-    /// A distinct stack of one thread, with a stand-in leaf (`[syscall read]`) or failure.
-    private struct Key: Hashable {
-        var thread: Int
-        var stack: [UInt]
-        var leaf: String?
     }
 
     /// What one look at a thread found.
@@ -50,7 +42,6 @@ final class ProcessSampling {
     /// Most requests out at once: each takes a sampling slot (32 in all, shared with watchdogs).
     static let fanOut = 8
 
-    private let mode: ProfileRequest.Mode
     private let sampler: StackSampler
     /// The sampler's slot and the extra ones this profile holds, each with its buffer.
     private var slots: [Int32]
@@ -62,18 +53,14 @@ final class ProcessSampling {
     /// The sampling thread, never sampled (it is Probe's own, or a benchmark's).
     private let samplingThread = cprobe_gettid()
     /// Samples taken so far.
-    var samplesTaken: Int { sampleCount }
+    var samplesTaken: Int { samples.taken }
     private var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
-    /// The CPU time at the last sample of threads no longer tracked, by id.
-    private var retiredCPU: [Int32: Int64] = [:]
     /// `/proc/self/task`, kept open and listed each tick into `listed` (its first `listedCount`).
     private var taskFD: Int32 = -1
     private var listed = [Int32](repeating: 0, count: 256)
     private var listedCount = 0
-    private var counts: [Key: (samples: Int64, value: Int64)] = [:]
-    private var failures: [ProcessProfiler.SampleFailure: Int] = [:]
-    private var sampleCount = 0
+    private var samples = ProfileSamples()
     private var ticks = 0
     private var missedTicks = 0
     /// Intervals the coming tick stands for: 1, more after ticks skipped behind a slow one, so a
@@ -92,10 +79,8 @@ final class ProcessSampling {
     private var ignored: Set<Int32> = []
 
     init(
-        mode: ProfileRequest.Mode, sampler: StackSampler, interval: UInt64,
-        threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+        sampler: StackSampler, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
     ) {
-        self.mode = mode
         self.threadKinds = threadKinds
         self.sampler = sampler
         self.interval = interval
@@ -123,8 +108,7 @@ final class ProcessSampling {
         wallStart = Date()
         startedAt = cprobe_monotonic_ns()
         let end = startedAt + duration.nanoseconds
-        // Threads alive now count their CPU time from now; later ones from their start.
-        refreshThreads(baseline: true)
+        refreshThreads()
         var next = startedAt + interval
         while true {
             // Sleep to the tick in steps of at most 50 ms, polling for cancellation.
@@ -158,7 +142,7 @@ final class ProcessSampling {
     /// One look at every thread: what the sampling thread does each tick.
     func tick() {
         ticks += 1
-        refreshThreads(baseline: false)
+        refreshThreads()
         pending.removeAll(keepingCapacity: true)
         for index in threads.indices where threads[index].alive {
             handle(look(at: index, deferringSignals: true), index: index)
@@ -216,46 +200,22 @@ final class ProcessSampling {
         case .skipped, .deferred:
             return
         case .stack(_, let leaf):
-            record(Key(thread: index, stack: lastStack, leaf: leaf), index: index)
-            sampleCount += 1
+            samples.took(span, on: ProfileSamples.Key(thread: index, stack: lastStack, leaf: leaf))
         case .failed(let failure, _):
-            failures[failure, default: 0] += 1
-            record(Key(thread: index, stack: [], leaf: "[not sampled: \(failure.rawValue)]"), index: index)
+            samples.failed(failure, value: span, thread: index)
         }
     }
 
-    private func record(_ key: Key, index: Int) {
-        let span = Int64(interval * tickIntervals)
-        guard mode == .cpu else { return add(span, samples: 1, to: key) }
-        let cpu = cprobe_thread_cpu_ns(threads[index].tid)
-        let used = cpu >= 0 ? max(0, cpu - threads[index].cpuNanoseconds) : 0
-        if cpu >= 0 { threads[index].cpuNanoseconds = cpu }
-        // A thread caught running stands for at most the ticks' span on this stack, as a CPU-clock
-        // sampler's would; the rest ran where no tick saw it (a thread caught in `write` would take
-        // its whole burst), so it is its own leaf and totals still hold.
-        add(min(used, span), samples: 1, to: key)
-        if used > span {
-            add(used - span, samples: 0, to: Key(thread: index, stack: [], leaf: Self.betweenSamplesLeaf))
-        }
-    }
+    /// What this tick's sample of a thread stands for: the interval, times the ticks it covers.
+    private var span: Int64 { Int64(interval * tickIntervals) }
 
-    /// The leaf of CPU time a thread used between the ticks that caught it running.
-    static let betweenSamplesLeaf = "[cpu between samples]"
-
-    private func add(_ value: Int64, samples: Int64, to key: Key) {
-        var entry = counts[key] ?? (0, 0)
-        entry.samples += samples
-        entry.value += value
-        counts[key] = entry
-    }
-
-    /// Samples the thread at `index` as the mode asks, leaving its stack in `lastStack`; a signal
+    /// Samples the thread at `index`, leaving its stack in `lastStack`; a signal
     /// is only queued in ``pending`` when `deferringSignals`.
     private func look(at index: Int, deferringSignals: Bool = false) -> Seen {
         let tid = threads[index].tid
         guard let state = readState(index) else {
             markGone(index)
-            return mode == .cpu ? .skipped : .failed(.exited, state: UInt8(ascii: "?"))
+            return .failed(.exited, state: UInt8(ascii: "?"))
         }
         switch state {
         case UInt8(ascii: "R"):
@@ -263,7 +223,7 @@ final class ProcessSampling {
         case UInt8(ascii: "Z"), UInt8(ascii: "X"):
             return .skipped
         default:
-            if mode == .cpu { return .skipped }
+            break
         }
         // Off CPU: the wait is read from /proc, the stack unwound from the stack memory where it
         // can be; a signal would cut a sleep short (EINTR).
@@ -289,7 +249,7 @@ final class ProcessSampling {
         threads[index].lastWait = nil
         if ThreadInfo.interruptibleSleep(syscallLine: line) != nil {
             // Not signalled (EINTR): the wait alone stands, its stack counted as cut short.
-            failures[.unwindShort, default: 0] += 1
+            samples.counted(.unwindShort)
             lastStack = []
             return .stack(state: state, leaf: leaf)
         }
@@ -326,7 +286,7 @@ final class ProcessSampling {
     // MARK: threads
 
     /// Lists `/proc/self/task`: new threads are tracked (named once), vanished ones closed.
-    private func refreshThreads(baseline: Bool) {
+    private func refreshThreads() {
         if taskFD < 0 { taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         var count = listed.withUnsafeMutableBufferPointer {
             Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
@@ -343,16 +303,14 @@ final class ProcessSampling {
         for tid in listed[..<listedCount]
         where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            if let threadKinds, !threadKinds.contains(Self.threadKind(ofThreadNamed: name)) {
+            if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) {
                 ignored.insert(tid)
                 continue
             }
             let fd = open("/proc/self/task/\(tid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            // A thread seen again after a failed read keeps its count; a new one counts from its start.
-            let cpu = baseline ? max(0, cprobe_thread_cpu_ns(tid)) : (retiredCPU.removeValue(forKey: tid) ?? 0)
             indexByTID[tid] = threads.count
-            threads.append(Tracked(tid: tid, name: name, statFD: fd, cpuNanoseconds: cpu))
+            threads.append(Tracked(tid: tid, name: name, statFD: fd))
         }
         // A thread that ended fails its `stat` read and is closed then; this catches the rest.
         if ticks % 16 == 0 {
@@ -365,7 +323,6 @@ final class ProcessSampling {
 
     private func markGone(_ index: Int) {
         guard threads[index].alive else { return }
-        retiredCPU[threads[index].tid] = threads[index].cpuNanoseconds
         Self.close(threads[index])
         threads[index].alive = false
         threads[index].statFD = -1
@@ -401,63 +358,20 @@ final class ProcessSampling {
 
     // MARK: output
 
-    /// `thread` (the name), `thread_kind` (`event-loop`, `pool`, `other`) and `thread_id`.
-    static func labels(name: String, tid: Int32) -> [PprofProfile.Label] {
-        [
-            .init(key: "thread", value: .string(name)),
-            .init(key: "thread_kind", value: .string(kind(ofThreadNamed: name))),
-            .init(key: "thread_id", value: .number(Int64(tid), unit: nil)),
-        ]
-    }
-
-    /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>`; the cooperative pool's are
-    /// libdispatch's root-queue workers, named after the queue label's end (`oot.default-qos`).
-    static func kind(ofThreadNamed name: String) -> String { threadKind(ofThreadNamed: name).rawValue }
-
-    static func threadKind(ofThreadNamed name: String) -> ProfileRequest.ThreadKind {
-        if name.hasPrefix("NIO-ELT") { return .eventLoop }
-        if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return .pool }
-        return .other
-    }
-
-    /// `sample_failures: signal-blocked=3 exited=1`, or `sample_failures: none`.
-    static func failureComment(_ failures: [ProcessProfiler.SampleFailure: Int]) -> String {
-        let parts = failures.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }
-        return "sample_failures: " + (parts.isEmpty ? "none" : parts.joined(separator: " "))
-    }
-
     /// The profile so far, symbolicated and encoded.
     func finish(symbolicator: Symbolicator) -> ProcessProfiler.Profile {
-        let valueType =
-            mode == .cpu
-            ? PprofProfile.ValueType(type: "cpu", unit: "nanoseconds")
-            : PprofProfile.ValueType(type: "wall", unit: "nanoseconds")
-        var labelsByThread: [Int: [PprofProfile.Label]] = [:]
-        let samples = counts.map { key, entry in
-            var frames = symbolicator.symbolicate(stack: key.stack)
-            if let leaf = key.leaf { frames.insert(StackFrame(address: 0, symbol: leaf), at: 0) }
-            if labelsByThread[key.thread] == nil {
-                labelsByThread[key.thread] = Self.labels(name: threads[key.thread].name, tid: threads[key.thread].tid)
-            }
-            return ProcessProfileEncoding.Sample(
-                frames: frames, values: [entry.samples, entry.value], labels: labelsByThread[key.thread]!)
-        }
-        let elapsed = cprobe_monotonic_ns().saturatingSubtract(startedAt)
         let rate = interval > 0 ? 1_000_000_000 / interval : 0
-        let profile = ProcessProfileEncoding.profile(
-            samples, sampleTypes: [PprofProfile.ValueType(type: "samples", unit: "count"), valueType],
-            periodType: valueType, period: Int64(interval),
-            timeNanos: Int64((wallStart.timeIntervalSince1970 * 1e9).rounded()), durationNanos: Int64(elapsed),
-            comments: [
-                "probe process profile: mode=\(mode.rawValue) rate=\(rate)Hz ticks=\(ticks) missed_ticks=\(missedTicks) threads=\(threads.count)",
-                Self.failureComment(failures),
-            ])
-        return ProcessProfiler.Profile(pprof: profile.encoded(), sampleCount: sampleCount, failures: failures)
+        return samples.profile(
+            mode: .wall, interval: interval, threads: threads.map { .init(tid: $0.tid, name: $0.name) },
+            start: wallStart, durationNanos: cprobe_monotonic_ns().saturatingSubtract(startedAt),
+            summary:
+                "probe process profile: mode=wall rate=\(rate)Hz ticks=\(ticks) missed_ticks=\(missedTicks) threads=\(threads.count)",
+            symbolicator: symbolicator)
     }
 
     /// Every thread's stack now (wall mode's look), symbolicated.
     func dump(symbolicator: Symbolicator) -> ThreadDump {
-        refreshThreads(baseline: false)
+        refreshThreads()
         var result: [ThreadDump.Thread] = []
         for index in threads.indices where threads[index].alive {
             var frames: [StackFrame]
@@ -478,7 +392,7 @@ final class ProcessSampling {
                     tid: threads[index].tid, name: threads[index].name,
                     state: String(Character(UnicodeScalar(stateLetter))), frames: frames))
         }
-        let failed = failures.isEmpty ? nil : Self.failureComment(failures)
+        let failed = samples.failures.isEmpty ? nil : ProfileSamples.failureComment(samples.failures)
         return ThreadDump(threads: result, note: failed)
     }
 }

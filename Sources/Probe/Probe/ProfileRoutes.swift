@@ -11,6 +11,8 @@ package enum ProfileRoute: Equatable {
     case threadDumpText
     /// `/debug/pprof/goroutine` (`debug=0` or none).
     case threadDumpProfile
+    /// `/debug/pprof/flight`: the running ``FlightRecorder``'s samples.
+    case flight
 
     /// Go's default `seconds` for `/debug/pprof/profile`.
     package static let defaultSeconds = 30
@@ -22,7 +24,9 @@ package enum ProfileRoute: Equatable {
         _ request: ProfileHTTP.Request, bearerToken: String?, longestProfile: Duration
     ) -> Result<ProfileRoute, ProfileHTTP.ResponseError> {
         let path = request.path == "/debug/pprof" ? "/debug/pprof/" : request.path
-        let known = ["/debug/pprof/", "/debug/pprof/profile", "/debug/pprof/goroutine", "/health"]
+        let known = [
+            "/debug/pprof/", "/debug/pprof/profile", "/debug/pprof/goroutine", "/debug/pprof/flight", "/health",
+        ]
         guard known.contains(path) else { return .failure(.init(404, "no route \(request.path)")) }
         guard request.method == "GET" else {
             return .failure(.init(405, "method \(request.method) not allowed on \(path): GET only"))
@@ -40,6 +44,7 @@ package enum ProfileRoute: Equatable {
             case "2": return .success(.threadDumpText)
             case let other?: return .failure(.init(400, "debug=\(other): not served (0 for pprof, 2 for text)"))
             }
+        case "/debug/pprof/flight": return .success(.flight)
         default: return .success(.index)
         }
     }
@@ -121,6 +126,7 @@ package enum ProfileRoute: Equatable {
                                                            kind=event-loop,pool,other limits the threads)
         /debug/pprof/goroutine?debug=2                     every thread's current stack, text
         /debug/pprof/goroutine?debug=0                     the same stacks, gzipped pprof
+        /debug/pprof/flight                                the flight recorder's recent cpu samples, gzipped pprof
         /health                                            ok
 
         """

@@ -230,6 +230,12 @@ private final class Listener: Sendable {
                 .init(status: 200, contentType: "text/plain; charset=utf-8", body: Data(source.threadDumpText().utf8)))
         case .success(.threadDumpProfile):
             respond(fd, Self.pprof(source.threadDumpProfile(), name: "goroutine"))
+        case .success(.flight):
+            guard let recorder = FlightRecorder.running else {
+                respond(fd, .text(404, "no flight recorder runs in this process (start a FlightRecorder)"))
+                return
+            }
+            respond(fd, Self.pprof(recorder.profile(), name: "flight"))
         case .success(.profile(let request)):
             guard
                 profileRunning.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)

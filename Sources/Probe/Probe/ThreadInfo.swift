@@ -117,13 +117,21 @@ enum ThreadInfo {
     static func blocks(signal: Int32, tid: Int32) -> Bool {
         // An emulator's mask is the host thread's, not ours: the answer's timeout decides instead.
         if procDescribesAnotherArchitecture { return false }
-        guard let text = read("/proc/self/task/\(tid)/status") else { return false }
-        for line in text.split(separator: "\n") where line.hasPrefix("SigBlk:") {
-            let hex = line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces)
-            guard let mask = UInt64(hex, radix: 16) else { return false }
-            return mask & (UInt64(1) << UInt64(signal - 1)) != 0
+        return statusMask("SigBlk:", tid: tid).map { $0 & (UInt64(1) << UInt64(signal - 1)) != 0 } ?? false
+    }
+
+    /// True when `signal` is pending for thread `tid` (sent, not yet handled: it blocks it).
+    static func hasPending(signal: Int32, tid: Int32) -> Bool {
+        statusMask("SigPnd:", tid: tid).map { $0 & (UInt64(1) << UInt64(signal - 1)) != 0 } ?? false
+    }
+
+    /// A signal mask line (`SigBlk:`, `SigPnd:`) of the thread's `status`, nil when unreadable.
+    private static func statusMask(_ field: String, tid: Int32) -> UInt64? {
+        guard let text = read("/proc/self/task/\(tid)/status") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
+            return UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16)
         }
-        return false
+        return nil
     }
 
     /// True while `tid` is a live thread of this process.

@@ -288,9 +288,16 @@ final class WatchdogLoop: @unchecked Sendable {
     }
 
     private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false) {
-        let record = StallBuilder.record(
+        var record = StallBuilder.record(
             for: episode, watchdog: configuration.name, threshold: intervals.threshold, ongoing: ongoing, now: now,
             cpuNow: episode.threadID.flatMap(reader.cpuNanoseconds(of:)), symbolicator: Symbolicator.shared)
+        // The flight recorder's samples are on CLOCK_MONOTONIC: a virtual clock's stall has none.
+        if clock is SystemWatchdogClock, let recorder = FlightRecorder.running {
+            let threads = episode.isPoolStarvation ? Set(episode.poolThreads.map(\.thread.id)) : [record.threadID]
+            record.before = recorder.leadUp(
+                threads: threads, stallStart: episode.busySince, seenAt: episode.busySince + intervals.threshold,
+                symbolicator: Symbolicator.shared)
+        }
         // A stall reported early (`reportOngoingAfter`) is counted once, at that report.
         let isFinalOfReported = episode.reported
         if !isFinalOfReported { watchdog.record(record) } else { watchdog.replaceLatest(with: record) }

@@ -49,13 +49,16 @@ public struct StallRecord: Codable, Sendable, Equatable {
     /// For a blocked stall, the system call most of its samples found the thread waiting in
     /// ("futex", "clock_nanosleep", "read", …), as `/proc/self/task/<tid>/syscall` names it by number.
     public var waitingIn: String?
+    /// What the stalled thread computed on its way into the stall, from the flight recorder (nil
+    /// without one, or when it holds no sample of the thread in that window).
+    public var before: StallLeadUp?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
         thresholdNanoseconds: Double, threadCPUNanoseconds: Double?, classification: Classification,
         threadStates: [String], sampleCount: Int, unansweredSamples: Int, callTree: CallTreeNode?,
         topStack: [StackFrame], groupKey: String, threads: [ThreadStack]? = nil, sampledNanoseconds: Double? = nil,
-        waitingIn: String? = nil
+        waitingIn: String? = nil, before: StallLeadUp? = nil
     ) {
         self.watchdog = watchdog
         self.threadID = threadID
@@ -74,6 +77,35 @@ public struct StallRecord: Codable, Sendable, Equatable {
         self.threads = threads
         self.sampledNanoseconds = sampledNanoseconds
         self.waitingIn = waitingIn
+        self.before = before
+    }
+}
+
+/// A stalled thread's CPU samples from a flight recorder, from some seconds before the stall began
+/// until the watchdog saw it (a threshold after it began): where the thread's CPU went as it walked
+/// into the stall. CPU samples only: time it spent blocked shows in the stall's own samples.
+public struct StallLeadUp: Codable, Sendable, Equatable {
+    /// The window, in ns relative to the stall's start: `from` is negative (before it), `to` after.
+    public var fromNanoseconds: Double
+    public var toNanoseconds: Double
+    /// The recorder's samples a second of a thread's CPU time.
+    public var rate: Int
+    public var sampleCount: Int
+    /// The samples, root first.
+    public var callTree: CallTreeNode?
+    /// The most frequent stack, innermost frame first.
+    public var topStack: [StackFrame]
+
+    public init(
+        fromNanoseconds: Double, toNanoseconds: Double, rate: Int, sampleCount: Int, callTree: CallTreeNode?,
+        topStack: [StackFrame]
+    ) {
+        self.fromNanoseconds = fromNanoseconds
+        self.toNanoseconds = toNanoseconds
+        self.rate = rate
+        self.sampleCount = sampleCount
+        self.callTree = callTree
+        self.topStack = topStack
     }
 }
 

@@ -21,16 +21,22 @@ public import ServiceLifecycle
 /// one shut down cleanly.
 ///
 /// With a ``ProfileServer`` it starts that after the watchdogs and stops it before them, so the
-/// service can be profiled for as long as it is watched.
+/// service can be profiled for as long as it is watched. With a ``FlightRecorder`` it starts that
+/// before the watchdogs and stops it after them, so every stall record gets its `before`.
 public struct WatchdogService: Service {
     public let watchdogs: [Watchdog]
     public let memoryWatch: MemoryWatch?
     public let profileServer: ProfileServer?
+    public let flightRecorder: FlightRecorder?
 
-    public init(watchdogs: [Watchdog], memoryWatch: MemoryWatch? = nil, profileServer: ProfileServer? = nil) {
+    public init(
+        watchdogs: [Watchdog], memoryWatch: MemoryWatch? = nil, profileServer: ProfileServer? = nil,
+        flightRecorder: FlightRecorder? = nil
+    ) {
         self.watchdogs = watchdogs
         self.memoryWatch = memoryWatch
         self.profileServer = profileServer
+        self.flightRecorder = flightRecorder
     }
 
     /// Why ``run()`` did not start (a watchdog that could not start throws its own
@@ -73,30 +79,38 @@ public struct WatchdogService: Service {
         try memoryWatch?.start()
         var started: [Watchdog] = []
         do {
+            try flightRecorder?.start()
             for watchdog in watchdogs {
                 try watchdog.start()
                 started.append(watchdog)
             }
             try profileServer?.start()
         } catch {
-            await Self.stop(started, memoryWatch: nil, profileServer: nil)
+            await Self.stop(started, memoryWatch: nil, profileServer: nil, flightRecorder: flightRecorder)
             memoryWatch?.stop()
             throw error
         }
         // Returns on graceful shutdown; throws CancellationError on cancellation: stop either way.
         try? await gracefulShutdown()
-        await Self.stop(watchdogs, memoryWatch: memoryWatch, profileServer: profileServer)
+        await Self.stop(
+            watchdogs, memoryWatch: memoryWatch, profileServer: profileServer, flightRecorder: flightRecorder)
     }
 
     /// `Watchdog.stop()` and `ProfileServer.stop()` wait for their threads to finish (up to one
     /// sample's answer timeout, or a response's send timeout): do that on a thread of its own
     /// rather than hold a cooperative-pool thread, which a starving pool may not have to spare.
-    private static func stop(_ watchdogs: [Watchdog], memoryWatch: MemoryWatch?, profileServer: ProfileServer?) async {
-        guard !watchdogs.isEmpty || memoryWatch != nil || profileServer != nil else { return }
+    private static func stop(
+        _ watchdogs: [Watchdog], memoryWatch: MemoryWatch?, profileServer: ProfileServer?,
+        flightRecorder: FlightRecorder?
+    ) async {
+        guard !watchdogs.isEmpty || memoryWatch != nil || profileServer != nil || flightRecorder != nil else {
+            return
+        }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             ProbeThreads.start(name: "probe-stop") {
                 profileServer?.stop()
                 for watchdog in watchdogs { watchdog.stop() }
+                flightRecorder?.stop()
                 memoryWatch?.stop()
                 done.resume()
             }

@@ -9,6 +9,7 @@
 #include "PoolJobs.h"
 #include "Breadcrumb.h"
 #include "ProfileSocket.h"
+#include "CPUTimerSampling.h"
 
 #ifdef __cplusplus
 extern "C" {

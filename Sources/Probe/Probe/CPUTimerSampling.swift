@@ -1,0 +1,342 @@
+import CProbe
+import Foundation
+
+/// A timer on each thread's own CPU clock that signals that thread after every `interval` of CPU
+/// it uses, so a sample lands where the time went (as perf's `cpu-clock` and Go's profiler); the
+/// handler unwinds into a ring that ``drain(_:)`` empties. Threads that cannot have a timer (they
+/// block the signal) are untimed: their CPU time is read from their clock instead. Used from one
+/// thread of Probe's. Why not ticks: docs/probe-in-a-server.md, "Whole-process profiles against perf".
+final class CPUTimers {
+    /// A thread of the process as the timers know it.
+    struct Tracked {
+        var tid: Int32
+        var name: String
+        /// Its CPU-clock timer; nil when it has none.
+        fileprivate var timer: UnsafeMutableRawPointer?
+        /// Why it has no timer; its CPU time from ``cpuAtStart`` to ``cpuLatest`` went unsampled.
+        var untimed: ProcessProfiler.SampleFailure?
+        var cpuAtStart: Int64
+        var cpuLatest: Int64
+        var alive = true
+    }
+
+    let signal: Int32
+    let interval: UInt64
+    private let set: Int32
+    private let threadKinds: Set<ProfileRequest.ThreadKind>?
+    /// The thread that drains, never sampled.
+    private let drainingThread = cprobe_gettid()
+    /// Every thread tracked so far, by the index its samples carry.
+    private(set) var threads: [Tracked] = []
+    private var indexByTID: [Int32: Int] = [:]
+    private var ignored: Set<Int32> = []
+    private var taskFD: Int32 = -1
+    private var listed = [Int32](repeating: 0, count: 256)
+    private let drained = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: drainBatch)
+    private var handlerInstalled = false
+    /// Indices of ended threads whose samples are all consumed: a new thread takes one first.
+    private var freeIndices: [Int] = []
+    /// Threads that got a timer.
+    private(set) var timedThreads = 0
+    /// New threads left out because every index was taken (``CPROBE_TIMER_THREADS`` alive at once).
+    private(set) var untrackable = 0
+
+    /// Samples moved out of the ring per `cprobe_timer_drain` call.
+    private static let drainBatch = 64
+
+    /// Claims a timer set and installs the handler for `signal`.
+    init(
+        signal: Int32, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+    ) throws(ProcessProfiler.ProfileError) {
+        self.signal = signal
+        self.interval = interval
+        self.threadKinds = threadKinds
+        FramePointerCode.publish()
+        set = cprobe_timer_set_acquire()
+        guard set >= 0 else {
+            drained.deallocate()
+            throw ProcessProfiler.ProfileError(
+                .tooManySamplers, "every CPU-timer set is taken (at most \(CPROBE_TIMER_SETS) at once)")
+        }
+        let error = cprobe_install_handler(signal)
+        guard error == 0 else {
+            cprobe_timer_set_release(set)
+            drained.deallocate()
+            throw ProcessProfiler.ProfileError(
+                .signalUnavailable,
+                "cannot install the handler for signal \(signal): \(String(cString: strerror(error)))")
+        }
+        handlerInstalled = true
+    }
+
+    deinit {
+        stop()
+        cprobe_timer_set_release(set)
+        if handlerInstalled { Self.uninstall(signal: signal, threads: threads.map(\.tid)) }
+        if taskFD >= 0 { Glibc.close(taskFD) }
+        drained.deallocate()
+    }
+
+    /// How often to drain so the ring holds a quarter of its samples at `interval` on every CPU:
+    /// between 10 and 100 ms.
+    static func drainPeriod(interval: UInt64) -> UInt64 {
+        let cpus = UInt64(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let fill = interval * UInt64(CPROBE_TIMER_RING) / 4 / cpus
+        return min(100_000_000, max(10_000_000, fill))
+    }
+
+    /// Passes every sample in the ring to `sink`, oldest first: its thread's index, its stack
+    /// (innermost first; empty when the unwind gave nothing), its expirations and its time.
+    func drain(_ sink: (_ thread: Int, _ stack: UnsafeBufferPointer<UInt>, _ expirations: Int, _ time: UInt64) -> Void)
+    {
+        while true {
+            let count = Int(cprobe_timer_drain(set, drained, Int32(Self.drainBatch)))
+            for index in 0..<count {
+                let sample = drained + index
+                let depth = Int(sample.pointee.depth)
+                withUnsafeBytes(of: &sample.pointee.pcs) { raw in
+                    let pcs = raw.bindMemory(to: UInt.self)
+                    sink(
+                        Int(sample.pointee.thread), UnsafeBufferPointer(rebasing: pcs.prefix(depth)),
+                        Int(sample.pointee.expirations), sample.pointee.time_ns)
+                }
+            }
+            if count < Self.drainBatch { return }
+        }
+    }
+
+    /// Samples lost to a full ring so far, and the expirations they stood for.
+    var dropped: (samples: UInt64, expirations: UInt64) {
+        var samples: UInt64 = 0
+        var expirations: UInt64 = 0
+        cprobe_timer_dropped(set, &samples, &expirations)
+        return (samples, expirations)
+    }
+
+    /// Lists `/proc/self/task`: a new thread gets a timer (or is tracked untimed), an ended one
+    /// loses it (`retired` hears of it); untimed threads' CPU time is read each time.
+    func refreshThreads(retired: (Int) -> Void = { _ in }) {
+        if taskFD < 0 { taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        var count = listed.withUnsafeMutableBufferPointer {
+            Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
+        }
+        if count > listed.count {
+            listed = [Int32](repeating: 0, count: count * 2)
+            count = listed.withUnsafeMutableBufferPointer {
+                Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
+            }
+        }
+        guard count >= 0 else { return }
+        let present = listed[..<min(count, listed.count)]
+        let own = ProbeThreads.all
+        for tid in present
+        where indexByTID[tid] == nil && tid != drainingThread && !own.contains(tid) && !ignored.contains(tid) {
+            let name = CooperativePoolThreads.name(of: tid) ?? "?"
+            if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) {
+                ignored.insert(tid)
+                continue
+            }
+            track(tid: tid, name: name)
+        }
+        let seen = Set(present)
+        for index in threads.indices where threads[index].alive {
+            if !seen.contains(threads[index].tid) {
+                retire(index)
+                retired(index)
+            } else if threads[index].untimed != nil {
+                readCPU(index)
+            }
+        }
+    }
+
+    private func track(tid: Int32, name: String) {
+        guard let cpu = ThreadInfo.cpuNanoseconds(of: tid) else { return }  // already gone
+        let index = freeIndices.popLast() ?? threads.count
+        guard index < CPROBE_TIMER_THREADS else {
+            ignored.insert(tid)
+            untrackable += 1
+            return
+        }
+        var thread = Tracked(tid: tid, name: name, cpuAtStart: cpu, cpuLatest: cpu)
+        if ThreadInfo.blocks(signal: signal, tid: tid) {
+            // A timer's signal would wait, pending, until the thread unblocks it: no timer at all.
+            thread.untimed = .signalBlocked
+        } else {
+            var timer: UnsafeMutableRawPointer?
+            let error = cprobe_timer_arm(set, signal, tid, Int32(index), interval, &timer)
+            if error == 0 {
+                thread.timer = timer
+                timedThreads += 1
+            } else if error == ESRCH || error == EINVAL {
+                return  // ended between its listing and its timer
+            } else {
+                thread.untimed = .sendFailed  // EAGAIN: no memory for another timer
+            }
+        }
+        indexByTID[tid] = index
+        if index == threads.count { threads.append(thread) } else { threads[index] = thread }
+    }
+
+    /// Gives an ended thread's index to the next new thread: its samples must all be consumed
+    /// (drained and no longer kept), or they would be taken for the new thread's.
+    func recycle(_ index: Int) {
+        guard threads.indices.contains(index), !threads[index].alive else { return }
+        freeIndices.append(index)
+    }
+
+    private func retire(_ index: Int) {
+        guard threads[index].alive else { return }
+        threads[index].alive = false
+        indexByTID[threads[index].tid] = nil
+        if let timer = threads[index].timer {
+            cprobe_timer_disarm(timer)
+            threads[index].timer = nil
+        }
+    }
+
+    private func readCPU(_ index: Int) {
+        if let cpu = ThreadInfo.cpuNanoseconds(of: threads[index].tid) { threads[index].cpuLatest = cpu }
+    }
+
+    /// Deletes every timer (samples already taken stay in the ring) and reads untimed threads'
+    /// CPU time a last time.
+    func stop() {
+        for index in threads.indices where threads[index].alive {
+            if let timer = threads[index].timer {
+                cprobe_timer_disarm(timer)
+                threads[index].timer = nil
+            }
+            if threads[index].untimed != nil { readCPU(index) }
+        }
+    }
+
+    /// Drops this user's reference to the handler once no timer signal is still pending on a
+    /// thread it armed (one that blocked the signal for a moment): a signal arriving with the
+    /// default action restored would end the process, so the reference is kept if one stays pending.
+    private static func uninstall(signal: Int32, threads: [Int32]) {
+        for _ in 0..<100 {
+            if !threads.contains(where: { ThreadInfo.hasPending(signal: signal, tid: $0) }) {
+                cprobe_uninstall_handler(signal)
+                return
+            }
+            usleep(1000)
+        }
+    }
+}
+
+/// One cpu-mode profile while it is taken: ``CPUTimers`` drained into ``ProfileSamples``; each
+/// sample stands for its expirations times the interval of its thread's CPU time.
+final class CPUTimerSampling {
+    private let timers: CPUTimers
+    private var samples = ProfileSamples()
+    private var startedAt: UInt64 = 0
+    private var wallStart = Date()
+    /// New threads get a timer within this long; ended ones lose theirs.
+    static let threadRefresh: UInt64 = 100_000_000
+
+    init(
+        signal: Int32, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+    ) throws(ProcessProfiler.ProfileError) {
+        timers = try CPUTimers(signal: signal, interval: interval, threadKinds: threadKinds)
+    }
+
+    /// Samples until `duration` has passed (true) or `isCancelled` (false).
+    func run(for duration: Duration, isCancelled: () -> Bool) -> Bool {
+        wallStart = Date()
+        startedAt = cprobe_monotonic_ns()
+        let end = startedAt + duration.nanoseconds
+        timers.refreshThreads()
+        let drainEvery = CPUTimers.drainPeriod(interval: timers.interval)
+        var nextRefresh = startedAt + Self.threadRefresh
+        while true {
+            if isCancelled() { return false }
+            let now = cprobe_monotonic_ns()
+            if now >= end { break }
+            if now >= nextRefresh {
+                timers.refreshThreads()
+                nextRefresh = now + Self.threadRefresh
+            }
+            drain()
+            let step = min(drainEvery, end - now, nextRefresh - now)
+            var request = timespec(tv_sec: Int(step / 1_000_000_000), tv_nsec: Int(step % 1_000_000_000))
+            nanosleep(&request, nil)
+        }
+        timers.stop()
+        drain()
+        return true
+    }
+
+    private func drain() {
+        let interval = Int64(timers.interval)
+        timers.drain { thread, stack, expirations, _ in
+            let value = interval * Int64(expirations)
+            if stack.isEmpty {
+                samples.failed(.unwindShort, count: expirations, value: value, thread: thread)
+            } else {
+                samples.took(
+                    value, samples: Int64(expirations),
+                    on: ProfileSamples.Key(thread: thread, stack: Array(stack), leaf: nil))
+            }
+        }
+    }
+
+    /// The profile, symbolicated and encoded.
+    func finish(symbolicator: Symbolicator) -> ProcessProfiler.Profile {
+        let interval = timers.interval
+        for (index, thread) in timers.threads.enumerated() {
+            guard let failure = thread.untimed else { continue }
+            let used = max(0, thread.cpuLatest - thread.cpuAtStart)
+            samples.failed(failure, count: Int(used / Int64(interval)), value: used, thread: index)
+        }
+        let lost = timers.dropped
+        if lost.samples > 0 {
+            samples.failed(
+                .ringFull, count: Int(lost.expirations), value: Int64(lost.expirations * interval),
+                thread: ProfileSamples.unknownThread)
+        }
+        let threads = timers.threads
+        return samples.profile(
+            mode: .cpu, interval: interval, threads: threads.map { .init(tid: $0.tid, name: $0.name) },
+            start: wallStart, durationNanos: cprobe_monotonic_ns().saturatingSubtract(startedAt),
+            summary:
+                "probe process profile: mode=cpu rate=\(1_000_000_000 / interval)Hz sampler=cpu-timers threads=\(threads.count) timed=\(timers.timedThreads)",
+            symbolicator: symbolicator)
+    }
+}
+
+/// The cpu sampler's path on the calling thread, for the benchmarks: the timer's signal (sent by
+/// the thread to itself, as the kernel sends it when the CPU clock expires), the handler's unwind
+/// into the ring, and the drain: what one sample costs, without waiting on a clock.
+@_spi(Benchmarks) public final class CPUTimerSamples {
+    private let signal: Int32
+    private let set: Int32
+    private let drained = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: 1)
+
+    public init(signal: Int32 = WatchdogConfiguration.defaultSignal) throws {
+        self.signal = signal
+        FramePointerCode.publish()
+        set = cprobe_timer_set_acquire()
+        guard set >= 0 else { throw ProcessProfiler.ProfileError(.tooManySamplers, "every CPU-timer set is taken") }
+        guard cprobe_install_handler(signal) == 0 else {
+            cprobe_timer_set_release(set)
+            throw ProcessProfiler.ProfileError(.signalUnavailable, "cannot install the handler for signal \(signal)")
+        }
+        _ = cprobe_unblock_signal(signal)
+    }
+
+    deinit {
+        cprobe_timer_set_release(set)
+        cprobe_uninstall_handler(signal)
+        drained.deallocate()
+    }
+
+    /// Takes `count` samples of the calling thread; returns the frames of the last one.
+    @discardableResult public func sample(_ count: Int) -> Int {
+        var depth = 0
+        for _ in 0..<count {
+            guard cprobe_timer_signal_self(set, signal, 0) == 0 else { return 0 }
+            if cprobe_timer_drain(set, drained, 1) == 1 { depth = Int(drained.pointee.depth) }
+        }
+        return depth
+    }
+}

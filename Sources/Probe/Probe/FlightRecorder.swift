@@ -1,0 +1,281 @@
+import CProbe
+import Dispatch
+import Foundation
+import Pprof
+import ProbeRecords
+import Synchronization
+
+/// Keeps the recent past: every thread's CPU samples at a low rate (CPU-clock timers, as a cpu
+/// profile's), in a ring of fixed size, so that each stall record gets a ``StallRecord/before``
+/// (what the thread computed on its way into the stall) and `/debug/pprof/flight` dumps the ring.
+///
+/// A thread of Probe's (`probe-flight`) drains the timers' samples every 100 ms and looks for new
+/// threads every second; an idle process is never signalled (no CPU used, no sample). One runs in
+/// a process at a time, and the watchdogs and ``ProfileServer`` find it there. Costs:
+/// Sources/Probe/Probe/README.md, "Flight recorder".
+public final class FlightRecorder: Sendable {
+    /// The recorder running in this process, which stall records and `/debug/pprof/flight` read.
+    static var running: FlightRecorder? { current.withLock { $0 } }
+    private static let current = Mutex<FlightRecorder?>(nil)
+
+    public struct Configuration: Sendable, Equatable {
+        /// Samples a second of each thread's CPU time: 19 (not 20) avoids lockstep with periodic work.
+        public var rate: Int = 19
+        /// The ring's size, reserved at start and filled as samples come (about 800 bytes each).
+        public var capacityBytes: Int = 6 << 20
+        /// Samples older than this are dropped even when the ring has room.
+        public var keep: Duration = .seconds(60)
+        /// How far before a stall's start its ``StallRecord/before`` reaches.
+        public var leadUp: Duration = .seconds(5)
+        /// The sampling signal (the watchdogs' by default: the handler is shared).
+        public var signal: Int32 = WatchdogConfiguration.defaultSignal
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private let ring: Mutex<FlightRing>
+    private let control = Mutex<Control>(Control())
+
+    private struct Control {
+        var running = false
+        var stopRequested = false
+        /// Signalled by `stop` to cut the thread's wait short, and by the thread when it ends.
+        var wake: DispatchSemaphore?
+        var finished: DispatchSemaphore?
+    }
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        ring = Mutex(FlightRing(bytes: configuration.capacityBytes))
+    }
+
+    deinit { stop() }
+
+    public var isRunning: Bool { control.withLock { $0.running } }
+
+    /// Starts recording on a thread of Probe's; throws ``ProcessProfiler/ProfileError`` when the
+    /// rate is outside ``ProfileRequest/rates``, another recorder runs (`busy`), the signal's
+    /// handler cannot be installed or every CPU-timer set is taken. Starting a running recorder
+    /// does nothing.
+    public func start() throws(ProcessProfiler.ProfileError) {
+        guard ProfileRequest.rates.contains(configuration.rate) else {
+            throw ProcessProfiler.ProfileError(
+                .invalidRate, "flight recorder rate \(configuration.rate) Hz is outside \(ProfileRequest.rates)",
+                parameter: "rate")
+        }
+        let wake = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let claimed = control.withLock { control in
+            if control.running { return false }
+            control = Control(running: true, stopRequested: false, wake: wake, finished: finished)
+            return true
+        }
+        guard claimed else { return }
+        let alone = Self.current.withLock { current in
+            if current != nil { return false }
+            current = self
+            return true
+        }
+        guard alone else {
+            control.withLock { $0 = Control() }
+            throw ProcessProfiler.ProfileError(.busy, "another flight recorder is running in this process")
+        }
+        let started = Mutex<Result<Void, ProcessProfiler.ProfileError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let configuration = configuration
+        ProbeThreads.start(name: "probe-flight") { [self] in
+            defer { finished.signal() }
+            let timers: CPUTimers
+            do throws(ProcessProfiler.ProfileError) {
+                timers = try CPUTimers(
+                    signal: configuration.signal, interval: 1_000_000_000 / UInt64(configuration.rate))
+            } catch {
+                started.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            started.withLock { $0 = .success(()) }
+            ready.signal()
+            record(with: timers, wake: wake)
+        }
+        ready.wait()
+        if case .failure(let error) = started.withLock({ $0 })! {
+            finished.wait()
+            control.withLock { $0 = Control() }
+            Self.current.withLock { $0 = nil }
+            throw error
+        }
+    }
+
+    /// Stops recording and waits for the thread to end; the ring keeps what it holds.
+    public func stop() {
+        let semaphores = control.withLock { control -> (wake: DispatchSemaphore, finished: DispatchSemaphore)? in
+            guard control.running, let wake = control.wake, let finished = control.finished else { return nil }
+            control.stopRequested = true
+            return (wake, finished)
+        }
+        guard let semaphores else { return }
+        semaphores.wake.signal()
+        semaphores.finished.wait()
+        control.withLock { $0 = Control() }
+        Self.current.withLock { current in
+            if current === self { current = nil }
+        }
+    }
+
+    /// The drain loop: every 100 ms the timers' samples into the ring, every second new threads.
+    private func record(with timers: CPUTimers, wake: DispatchSemaphore) {
+        let keep = configuration.keep.nanoseconds
+        var nextRefresh: UInt64 = 0
+        var retiredAt: [(index: Int, at: UInt64)] = []
+        var names: [ProfileSamples.Thread]?
+        var batch: [FlightRing.Sample] = []
+        while !control.withLock({ $0.stopRequested }) {
+            let now = cprobe_monotonic_ns()
+            if now >= nextRefresh {
+                timers.refreshThreads { retiredAt.append(($0, now)) }
+                names = timers.threads.map { ProfileSamples.Thread(tid: $0.tid, name: $0.name) }
+                nextRefresh = now + 1_000_000_000
+            }
+            timers.drain { batch.append(.init(thread: $0, stack: Array($1), expirations: $2, time: $3)) }
+            let kept = batch
+            let named = names
+            let oldest = ring.withLock { ring in
+                if let named { ring.name(named) }
+                for sample in kept { ring.append(sample) }
+                ring.forget(olderThan: now.saturatingSubtract(keep))
+                return ring.oldestTime ?? now
+            }
+            names = nil
+            batch.removeAll(keepingCapacity: true)
+            // An ended thread's index is given again once none of its samples is left.
+            retiredAt.removeAll { entry in
+                guard entry.at < oldest else { return false }
+                timers.recycle(entry.index)
+                return true
+            }
+            _ = wake.wait(timeout: .now() + .milliseconds(100))
+        }
+        timers.stop()
+        timers.drain { batch.append(.init(thread: $0, stack: Array($1), expirations: $2, time: $3)) }
+        let kept = batch
+        ring.withLock { ring in
+            for sample in kept { ring.append(sample) }
+        }
+    }
+
+    /// The ring as a cpu profile (pprof, not compressed): every sample kept, labelled by thread.
+    public func profile() -> Data {
+        let interval = 1_000_000_000 / UInt64(configuration.rate)
+        let now = cprobe_monotonic_ns()
+        // Copied under the lock, symbolicated after it: the recorder's thread never waits on symbols.
+        let (samples, threads, count, slots, oldest) = ring.withLock { ring in
+            var samples = ProfileSamples()
+            ring.forEach { thread, stack, expirations, _ in
+                samples.took(
+                    Int64(interval) * Int64(expirations), samples: Int64(expirations),
+                    on: ProfileSamples.Key(thread: thread, stack: Array(stack), leaf: nil))
+            }
+            return (samples, ring.threads, ring.count, ring.slots, ring.oldestTime)
+        }
+        let span = oldest.map { now.saturatingSubtract($0) } ?? 0
+        return samples.profile(
+            mode: .cpu, interval: interval, threads: threads, start: Date().addingTimeInterval(-Double(span) / 1e9),
+            durationNanos: span,
+            summary:
+                "probe flight recorder: rate=\(configuration.rate)Hz samples=\(count) capacity=\(slots) window=\(span / 1_000_000)ms",
+            symbolicator: .shared
+        ).pprof
+    }
+
+    /// The samples of `threads` from ``Configuration/leadUp`` before `stallStart` until `seenAt`
+    /// (monotonic ns), as a ``StallLeadUp``; nil when the ring holds none.
+    func leadUp(threads: Set<Int32>, stallStart: UInt64, seenAt: UInt64, symbolicator: Symbolicator) -> StallLeadUp? {
+        let from = stallStart.saturatingSubtract(configuration.leadUp.nanoseconds)
+        var counts: [[UInt]: Int] = [:]
+        var total = 0
+        ring.withLock { ring in
+            let tids = ring.threads
+            ring.forEach { thread, stack, expirations, time in
+                guard time >= from, time <= seenAt, tids.indices.contains(thread), threads.contains(tids[thread].tid)
+                else { return }
+                counts[Array(stack), default: 0] += expirations
+                total += expirations
+            }
+        }
+        guard total > 0 else { return nil }
+        let stacks: [StallBuilder.WeightedStack] = counts.map { (symbolicator.symbolicate(stack: $0.key), $0.value) }
+        return StallLeadUp(
+            fromNanoseconds: -Double(stallStart - from), toNanoseconds: Double(seenAt.saturatingSubtract(stallStart)),
+            rate: configuration.rate, sampleCount: total, callTree: StallBuilder.callTree(stacks),
+            topStack: StallBuilder.mostFrequent(stacks))
+    }
+}
+
+/// The flight recorder's samples: fixed slots (time, thread, expirations, up to ``maxFrames``
+/// innermost frames) in memory reserved once, the oldest overwritten first.
+struct FlightRing: ~Copyable {
+    struct Sample: Sendable {
+        var thread: Int
+        var stack: [UInt]
+        var expirations: Int
+        var time: UInt64
+    }
+
+    /// Frames kept a sample: deeper stacks lose their outermost frames (thread start, main).
+    static let maxFrames = 96
+    private static let slotWords = 2 + maxFrames
+
+    let slots: Int
+    private let words: UnsafeMutablePointer<UInt>
+    /// Samples written since the start, and the first one still kept.
+    private var head = 0
+    private var tail = 0
+    /// Each thread index's id and name, as the timers last named it.
+    private(set) var threads: [ProfileSamples.Thread] = []
+
+    init(bytes: Int) {
+        slots = max(16, bytes / (Self.slotWords * MemoryLayout<UInt>.stride))
+        words = .allocate(capacity: slots * Self.slotWords)
+    }
+
+    deinit { words.deallocate() }
+
+    var count: Int { head - tail }
+
+    var oldestTime: UInt64? { head > tail ? UInt64(words[(tail % slots) * Self.slotWords]) : nil }
+
+    /// Takes the timers' thread table (indices may have been given to new threads).
+    mutating func name(_ threads: [ProfileSamples.Thread]) { self.threads = threads }
+
+    mutating func append(_ sample: Sample) {
+        if head - tail == slots { tail += 1 }
+        let slot = words + (head % slots) * Self.slotWords
+        let depth = min(sample.stack.count, Self.maxFrames)
+        slot[0] = UInt(sample.time)
+        slot[1] =
+            UInt(UInt32(truncatingIfNeeded: sample.thread)) | UInt(depth) << 32 | UInt(min(sample.expirations, 0xffff))
+            << 48
+        if depth > 0 { sample.stack.withUnsafeBufferPointer { (slot + 2).update(from: $0.baseAddress!, count: depth) } }
+        head += 1
+    }
+
+    mutating func forget(olderThan time: UInt64) {
+        while head > tail, UInt64(words[(tail % slots) * Self.slotWords]) < time { tail += 1 }
+    }
+
+    /// Every sample kept, oldest first.
+    func forEach(
+        _ body: (_ thread: Int, _ stack: UnsafeBufferPointer<UInt>, _ expirations: Int, _ time: UInt64) -> Void
+    ) {
+        for position in tail..<head {
+            let slot = words + (position % slots) * Self.slotWords
+            let packed = slot[1]
+            body(
+                Int(UInt32(truncatingIfNeeded: packed)),
+                UnsafeBufferPointer(start: slot + 2, count: Int((packed >> 32) & 0xffff)),
+                Int(packed >> 48), UInt64(slot[0]))
+        }
+    }
+}

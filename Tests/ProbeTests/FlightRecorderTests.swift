@@ -1,0 +1,122 @@
+import CProbe
+import Foundation
+@_spi(Benchmarks) @testable import Probe
+import ProbeRecords
+import Synchronization
+import Testing
+
+/// What a stall's thread computes on its way in (the flight recorder's `before` must name it).
+@inline(never) func flightPhaseAForProbeTest(milliseconds: Int) { spinForProbeTest(milliseconds: milliseconds) }
+/// Where it then blocks.
+@inline(never) func flightPhaseBForProbeTest(microseconds: UInt32) { usleep(microseconds) }
+
+/// The flight recorder: in ProcessProfilerTests' serialized suite, since both count the process's
+/// CPU timers, Probe's threads and `/proc` descriptors.
+extension ProcessProfilerTests {
+    func recorder(rate: Int = 97) -> FlightRecorder {
+        var configuration = FlightRecorder.Configuration()
+        configuration.rate = rate
+        return FlightRecorder(configuration: configuration)
+    }
+
+    /// A stall that computes in phase A for 300 ms, then blocks in phase B: its record's `before`
+    /// holds the thread's CPU samples up to the moment the watchdog saw it, phase A on top.
+    @Test func aStallsRecordCarriesWhatItsThreadComputedOnTheWayIn() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let flight = recorder()
+        try flight.start()
+        defer { flight.stop() }
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "flight", threshold: .milliseconds(400))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        try watchdog.start()
+        thread.run {
+            flightPhaseAForProbeTest(milliseconds: 300)
+            flightPhaseBForProbeTest(microseconds: 600_000)
+        }
+        Thread.sleep(forTimeInterval: 0.3)  // the recorder's next drain, and the stall's end seen
+        watchdog.stop()
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        let before = try #require(stalls[0].before, "no lead-up in \(stalls[0])")
+        let top = before.topStack.compactMap(\.symbol)
+        #expect(top.contains { $0.contains("flightPhaseAForProbeTest") }, "\(top)")
+        #expect(before.sampleCount >= 10, "\(before.sampleCount) samples at 97 Hz over 300 ms")
+        #expect(before.fromNanoseconds == -5e9 && before.toNanoseconds == 400e6)
+        // Written out with the record, read back the same.
+        let decoded = try JSONDecoder().decode(StallRecord.self, from: JSONEncoder().encode(stalls[0]))
+        #expect(decoded.before == before)
+    }
+
+    @Test func theFlightProfileIsReadByGoToolPprof() throws {
+        let spinning = spinner(name: "flight-spin")
+        defer { spinning.finish() }
+        let flight = recorder()
+        try flight.start()
+        Thread.sleep(forTimeInterval: 0.6)
+        flight.stop()
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try save(flight.profile(), in: directory, name: "flight.pb")
+        let top = try GoPprof.run(["-top", "-tagfocus", "thread=flight-spin", file.path], in: directory)
+        #expect(top.status == 0, "\(top.stderr)")
+        #expect(try GoPprof.topRows(top.stdout).first?.contains("processProfilerTestSpin") == true, "\(top.stdout)")
+        let comments = try GoPprof.run(["-comments", file.path], in: directory)
+        #expect(comments.stdout.contains("probe flight recorder: rate=97Hz"), "\(comments.stdout)")
+    }
+
+    @Test func oneRecorderRunsAtATimeAndNothingOutlivesItsStop() throws {
+        let timersBefore = Self.cpuTimers()
+        let first = recorder()
+        try first.start()
+        #expect(FlightRecorder.running === first)
+        #expect(Self.threads(named: "probe-flight") == 1)
+        #expect(throws: ProcessProfiler.ProfileError.self) { try recorder().start() }
+        try first.start()  // already running: nothing happens
+        first.stop()
+        first.stop()
+        #expect(FlightRecorder.running == nil)
+        #expect(eventually { Self.threads(named: "probe-flight") == 0 && Self.taskDescriptors() == 0 })
+        #expect(Self.cpuTimers() == timersBefore)
+        let error = #expect(throws: ProcessProfiler.ProfileError.self) { try recorder(rate: 0).start() }
+        #expect(error?.kind == .invalidRate && error?.parameter == "rate")
+    }
+
+    @Test func theServerServesTheRunningRecordersSamples() throws {
+        let server = ProfileServer(configuration: .init())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let none = try #require(TestHTTP.get(port, "/debug/pprof/flight"))
+        #expect(none.status == 404, "\(none)")
+        let flight = recorder()
+        try flight.start()
+        defer { flight.stop() }
+        let served = try #require(TestHTTP.get(port, "/debug/pprof/flight"))
+        #expect(served.status == 200)
+        let profile = String(decoding: try TestHTTP.gunzip(served.body), as: UTF8.self)
+        #expect(profile.contains("probe flight recorder"))
+    }
+
+    /// The ring keeps the newest samples when full and forgets those older than `keep`.
+    @Test func theRingKeepsTheNewestAndForgetsTheOld() {
+        var ring = FlightRing(bytes: 0)  // the smallest: 16 slots
+        #expect(ring.slots == 16)
+        let deep = [UInt](1...200)
+        for time in 1...20 {
+            ring.append(
+                .init(thread: time % 3, stack: time == 20 ? deep : [UInt(time)], expirations: 1, time: UInt64(time)))
+        }
+        #expect(ring.count == 16 && ring.oldestTime == 5)
+        var seen: [(thread: Int, depth: Int, time: UInt64)] = []
+        ring.forEach { thread, stack, _, time in seen.append((thread, stack.count, time)) }
+        #expect(seen.map(\.time) == Array(5...20))
+        #expect(seen.last?.depth == FlightRing.maxFrames && seen.last?.thread == 2)
+        ring.forget(olderThan: 18)
+        #expect(ring.count == 3 && ring.oldestTime == 18)
+    }
+}
