@@ -52,6 +52,46 @@ import Testing
         #expect(cause.hasPrefix("the machine or this benchmark, which fewer than three benchmarks cannot tell apart"))
     }
 
+    /// Issue #51: each process's machine factor from the other benchmarks in it, and the spread left
+    /// once it is divided out, beside the raw spread.
+    @Test func theCommonFactorsAndTheRelativeSpreadAreRecorded() throws {
+        let machine = [1.0, 1.3, 1.0, 1.3]
+        let own: [String: [Double]] = [
+            "s/g/a": [100, 101, 99, 100], "s/g/b": [50, 50.5, 50, 49.5], "s/g/c": [10, 10.1, 9.9, 10],
+            "s/g/d": [200, 198, 202, 200],
+        ]
+        var report = Self.report(own.mapValues { zip($0, machine).map { $0 * $1 } })
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        for result in report.benchmarks {
+            let spread = try #require(result.processSpread)
+            #expect(spread.spreadPercent > 25)
+            let factors = try #require(spread.commonFactors)
+            #expect(factors.count == 4)
+            #expect(abs(factors[1] / factors[0] - 1.3) < 0.03)
+            #expect(try #require(spread.relativeSpreadPercent) < 5, "\(result.id): \(spread)")
+        }
+
+        // Three benchmarks leave two others per process: no factor.
+        var few = Self.report(["s/g/a": [100, 130], "s/g/b": [50, 65], "s/g/c": [10, 13]])
+        ProcessLevels.annotate(&few, defaultThresholdPercent: 5, deterministicHashing: false)
+        #expect(few.benchmarks.allSatisfy { $0.processSpread?.commonFactors == nil })
+    }
+
+    /// A comparison made on relative levels, with its caveat, validates against the committed schema.
+    @Test func aNormalisedComparisonValidatesAgainstTheSchema() throws {
+        let levels: [String: [Double]] = [
+            "s/g/a": [100, 130, 101], "s/g/b": [50, 65, 50], "s/g/c": [10, 13, 10], "s/g/d": [20, 26, 20],
+        ]
+        var report = Self.report(levels)
+        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        let gate = RegressionGate()
+        report.comparison = gate.decide(baseline: report, current: report).comparison
+        report.comparison?.caveats = [.singleProcess(sides: [.baseline])]
+        #expect(report.comparison?.entries.allSatisfy { $0.reason.processLevels != nil } == true)
+        let object = try JSONSerialization.jsonObject(with: try ReportCoding.encode(report))
+        #expect(try JSONSchemaValidator(schemaURL: ReportSchemaTests.schemaURL).validate(object) == [])
+    }
+
     @Test func aDeclaredThresholdWins() {
         var report = Synthetic.report([
             { () -> BenchmarkResult in

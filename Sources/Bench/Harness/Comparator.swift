@@ -65,11 +65,12 @@ public struct Comparator: Sendable {
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ids = Set(baselineByID.keys).union(currentByID.keys).sorted()
 
+        let machine = MachineLevels.of(baseline: baseline, current: current, metric: metric)
         var outcomes: [Outcome] = []
         for id in ids {
             switch (baselineByID[id], currentByID[id]) {
             case (let old?, let new?):
-                outcomes.append(outcome(id: id, baseline: old, current: new, metric: metric))
+                outcomes.append(outcome(id: id, baseline: old, current: new, metric: metric, machine: machine))
             case (let old?, nil):
                 outcomes.append(.decided(onlyOneSide(old, inBaseline: true)))
             case (nil, let new?):
@@ -108,7 +109,7 @@ public struct Comparator: Sendable {
         let threshold = thresholdPercent ?? self.thresholdPercent
         switch measure(
             id: id, baseline: baseline, current: current, metric: metric, threshold: threshold, substitution: nil,
-            processes: nil, busy: nil)
+            processes: nil, busy: nil, machine: nil)
         {
         case .decided(let entry):
             return entry
@@ -160,6 +161,8 @@ public struct Comparator: Sendable {
         /// Set when one side waited for a CPU and CPU time was compared instead of wall time: a
         /// verdict short of regressed or improved is then inconclusive.
         var busy: MachineContention? = nil
+        /// Which process levels were compared, when processes were.
+        var processLevels: ComparisonReason.ProcessLevelBasis? = nil
 
         func entry(
             _ verdict: ComparisonEntry.Verdict, _ finding: ComparisonReason.Finding, pValue: Double? = nil,
@@ -167,7 +170,7 @@ public struct Comparator: Sendable {
         ) -> ComparisonEntry {
             var entry = ComparisonEntry(
                 id: id, metric: metric, thresholdPercent: thresholdPercent, verdict: verdict,
-                reason: ComparisonReason(finding, substitution: substitution))
+                reason: ComparisonReason(finding, substitution: substitution, processLevels: processLevels))
             entry.baselineMedian = baselineMedian
             entry.currentMedian = currentMedian
             entry.ratio = ratio
@@ -178,7 +181,10 @@ public struct Comparator: Sendable {
         }
     }
 
-    func outcome(id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric) -> Outcome {
+    func outcome(
+        id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric,
+        machine: [Metric: MachineLevels] = [:]
+    ) -> Outcome {
         let threshold = current.thresholdPercent ?? baseline.thresholdPercent ?? thresholdPercent
         if let exact = Self.exactCount(metric) {
             if let old = baseline[keyPath: exact], let new = current[keyPath: exact] {
@@ -188,7 +194,7 @@ public struct Comparator: Sendable {
             let processes = Self.processes(baseline, current)
             let wall = measure(
                 id: id, baseline: old, current: new, metric: metric, threshold: threshold, substitution: nil,
-                processes: processes, busy: nil)
+                processes: processes, busy: nil, machine: machine[metric])
             if metric == .wallTime, let busy = MachineContention(baseline: baseline, current: current),
                 busy.couldExplain(
                     baselineWallMedian: SampleStatistics.median(old), currentWallMedian: SampleStatistics.median(new)),
@@ -199,14 +205,14 @@ public struct Comparator: Sendable {
                 // busy run whose wall time stayed inside the threshold anyway passed on wall time.)
                 return measure(
                     id: id, baseline: oldCPU, current: newCPU, metric: .cpuTime, threshold: threshold,
-                    substitution: busy.substitution, processes: processes, busy: busy)
+                    substitution: busy.substitution, processes: processes, busy: busy, machine: machine[.cpuTime])
             }
             return wall
         }
         return measure(
             id: id, baseline: baseline.wallNanosecondsPerOperation, current: current.wallNanosecondsPerOperation,
             metric: .wallTime, threshold: threshold, substitution: metric == .wallTime ? nil : .notMeasured(metric),
-            processes: Self.processes(baseline, current), busy: nil)
+            processes: Self.processes(baseline, current), busy: nil, machine: machine[.wallTime])
     }
 
     /// Whether a measured change's ratio interval lies inside ±`threshold`%: waiting for a CPU only
@@ -232,7 +238,8 @@ public struct Comparator: Sendable {
 
     func measure(
         id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double,
-        substitution: ComparisonReason.Substitution?, processes: ProcessTags?, busy: MachineContention?
+        substitution: ComparisonReason.Substitution?, processes: ProcessTags?, busy: MachineContention?,
+        machine: MachineLevels?
     ) -> Outcome {
         var figures = Figures(
             id: id, metric: metric, thresholdPercent: threshold, substitution: substitution, busy: busy)
@@ -255,11 +262,19 @@ public struct Comparator: Sendable {
                 figures.entry(.noChange, .belowMeasurableFloor(nanoseconds: Self.measurableFloorNanoseconds)))
         }
         if let processes {
+            var old = ProcessLevels.medianByProcess(
+                baseline, processes: processes.baseline ?? Array(repeating: 0, count: baseline.count))
+            var new = ProcessLevels.medianByProcess(
+                current, processes: processes.current ?? Array(repeating: 0, count: current.count))
+            if let machine {
+                figures.processLevels = machine.divide(id: id, baseline: &old, current: &new) { raw in
+                    ProcessLevelComparison(
+                        baseline: raw.baseline, current: raw.current, confidenceLevel: confidenceLevel)?.ratioInterval
+                }
+            }
             guard
                 let levels = ProcessLevelComparison(
-                    baseline: processes.baseline.map { ProcessLevels.medians(baseline, processes: $0) }
-                        ?? [baselineMedian],
-                    current: processes.current.map { ProcessLevels.medians(current, processes: $0) } ?? [currentMedian],
+                    baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! },
                     confidenceLevel: confidenceLevel)
             else {
                 // Measured in processes, whose spread is what a verdict needs, but it cannot be told

@@ -19,9 +19,76 @@ public enum ProcessLevels {
     /// The median of `values` in each process, in process order; `processes[i]` is the process
     /// of `values[i]`.
     static func medians(_ values: [Double], processes: [Int]) -> [Double] {
+        let byProcess = medianByProcess(values, processes: processes)
+        return byProcess.keys.sorted().map { byProcess[$0]! }
+    }
+
+    /// The median of `values` in each process, by process.
+    static func medianByProcess(_ values: [Double], processes: [Int]) -> [Int: Double] {
         var byProcess: [Int: [Double]] = [:]
         for (value, process) in zip(values, processes) { byProcess[process, default: []].append(value) }
-        return byProcess.keys.sorted().map { SampleStatistics.median(byProcess[$0]!) }
+        return byProcess.mapValues { SampleStatistics.median($0) }
+    }
+
+    // MARK: - The machine's common factor
+
+    /// Fewer other benchmarks in a process than this cannot tell the machine's factor from a
+    /// benchmark's own swing: one benchmark's hash seed would pass for the machine.
+    package static let minimumOthers = 3
+    /// A process whose common factor lies beyond ±this percent is named in a comparison's words.
+    package static let factorBoundPercent = 15.0
+
+    /// What a second look measures besides `suspects` (of the run's `ids`, in order): ``minimumOthers``
+    /// other benchmarks, so that its process's machine factor can be told; none when the run has too few.
+    package static func companions(of suspects: [String], among ids: [String]) -> [String] {
+        let others = ids.filter { !suspects.contains($0) }
+        return others.count >= minimumOthers ? Array(others.prefix(minimumOthers)) : []
+    }
+
+    /// Each benchmark's median of `metric` in each process it was measured in, by id; a benchmark
+    /// measured in one process (no process tags) has its median as process 0.
+    static func levels(_ report: Report, metric: Metric) -> [String: [Int: Double]] {
+        var levels: [String: [Int: Double]] = [:]
+        for result in report.benchmarks {
+            guard let values = Comparator.sampledValues(result, metric), !values.isEmpty else { continue }
+            let processes = processes(of: result) ?? Array(repeating: 0, count: values.count)
+            levels[result.id] = medianByProcess(values, processes: processes)
+        }
+        return levels
+    }
+
+    /// Each benchmark's median over its processes' levels: what a process's level is divided by.
+    static func reference(_ levels: [String: [Int: Double]]) -> [String: Double] {
+        levels.mapValues { SampleStatistics.median(Array($0.values)) }
+    }
+
+    /// The machine's factor in each process of one benchmark, or why it cannot be told.
+    enum CommonFactors: Equatable {
+        case known([Int: Double])
+        /// A process of the benchmark shared by only this many other benchmarks (fewer than ``minimumOthers``).
+        case unknowable(fewestOthers: Int)
+    }
+
+    /// The machine's common factor in each process `id` was measured in: the median, over the other
+    /// benchmarks measured in that process, of their level there divided by their `reference`
+    /// (leave-one-out, so that `id`'s own change or swing is not in it). What the machine does to
+    /// a process it does to each benchmark in it alike; a code change does it to one.
+    static func commonFactors(
+        of id: String, levels: [String: [Int: Double]], reference: [String: Double]
+    ) -> CommonFactors {
+        guard let own = levels[id], !own.isEmpty else { return .unknowable(fewestOthers: 0) }
+        var factors: [Int: Double] = [:]
+        var fewest = Int.max
+        for process in own.keys {
+            let ratios = levels.compactMap { other, byProcess -> Double? in
+                guard other != id, let level = byProcess[process], let base = reference[other], base > 0, level > 0
+                else { return nil }
+                return level / base
+            }
+            fewest = min(fewest, ratios.count)
+            if ratios.count >= minimumOthers { factors[process] = SampleStatistics.median(ratios) }
+        }
+        return fewest >= minimumOthers ? .known(factors) : .unknowable(fewestOthers: fewest)
     }
 
     /// Sets every benchmark's ``BenchmarkResult/processSpread`` from its samples' processes and adds
@@ -38,6 +105,20 @@ public enum ProcessLevels {
             report.benchmarks[index].processSpread = ProcessSpread(
                 wallMedians: wall, cpuMedians: cpu, spreadPercent: spreadPercent(wall))
             wallLevels[index] = wall
+        }
+        // The spread once each process's machine factor is divided out, beside the raw one.
+        let levels = levels(report, metric: .wallTime).filter { $0.value.count >= 2 }
+        let reference = reference(levels)
+        for index in wallLevels.keys {
+            let id = report.benchmarks[index].id
+            guard case .known(let factors) = commonFactors(of: id, levels: levels, reference: reference),
+                let byProcess = levels[id]
+            else { continue }
+            let processes = byProcess.keys.sorted()
+            let ordered = processes.map { factors[$0]! }
+            report.benchmarks[index].processSpread?.commonFactors = ordered
+            report.benchmarks[index].processSpread?.relativeSpreadPercent = spreadPercent(
+                zip(processes, ordered).map { byProcess[$0]! / $1 })
         }
         let machine = machineFactors(wallLevels)
         for (index, wall) in wallLevels {

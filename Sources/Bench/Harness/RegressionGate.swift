@@ -1,3 +1,4 @@
+import Foundation
 import PerfReport
 
 /// Where a benchmark becomes *regressed*, and what the run's exit status is. In order: the
@@ -126,6 +127,23 @@ public struct RegressionGate: Sendable {
         if !differences.isEmpty { throw Refusal(kind: .incomparableTimes(differences: differences)) }
     }
 
+    // MARK: - What limits the whole comparison
+
+    /// Gating on time, a caveat naming the sides measured in one process: their process-to-process
+    /// levels (hash seed, layout, the machine's minute) cannot be told from a change. For `run`,
+    /// whose processes are its own; `ci`'s interleaved rounds are processes by construction.
+    package func caveats(baseline: Report, current: Report) -> [Comparison.Caveat] {
+        guard case .time = basis else { return [] }
+        let sides = [(ComparisonReason.Side.baseline, baseline), (.current, current)]
+            .filter { !Self.measuredInProcesses($0.1) }.map(\.0)
+        return sides.isEmpty ? [] : [.singleProcess(sides: sides)]
+    }
+
+    /// Whether some benchmark of `report` has samples from two processes or more.
+    static func measuredInProcesses(_ report: Report) -> Bool {
+        report.benchmarks.contains { result in Set(ProcessLevels.processes(of: result) ?? []).count >= 2 }
+    }
+
     // MARK: - A slowdown the whole run shares
 
     /// The others' median ratio must reach this share of the threshold to speak for the machine.
@@ -136,23 +154,39 @@ public struct RegressionGate: Sendable {
     /// A time regression whose fellow benchmarks (at least ``minimumOthers``) moved the same way,
     /// their median ratio beyond half the threshold, is divided by their median: still beyond the
     /// threshold it stands, otherwise it is inconclusive. Time alone cannot tell a slower machine
-    /// from a change that slows everything (docs/regression-gate.md, "A quiet hour").
+    /// from a change that slows everything (docs/regression-gate.md, "A quiet hour"). An entry judged
+    /// on relative process levels had the others' move divided out already: it is reviewed alike,
+    /// and one its raw levels alone would call regressed is inconclusive too.
     static func reviewSharedSlowdown(_ entries: [ComparisonEntry]) -> [ComparisonEntry] {
         let timed = entries.filter { ($0.metric == .wallTime || $0.metric == .cpuTime) && $0.ratio != nil }
         guard timed.count > minimumOthers else { return entries }
         return entries.map { entry in
-            guard entry.verdict == .regressed, entry.metric == .wallTime || entry.metric == .cpuTime else {
-                return entry
-            }
-            let others = timed.filter { $0.id != entry.id }.compactMap(\.ratio)
+            guard entry.metric == .wallTime || entry.metric == .cpuTime, let ratio = entry.ratio else { return entry }
+            let others = timed.filter { $0.id != entry.id }.compactMap(rawRatio)
             guard others.count >= minimumOthers else { return entry }
-            let median = SampleStatistics.median(others)
-            guard median >= 1 + entry.thresholdPercent * shareOfThreshold / 100, let ratio = entry.ratio else {
-                return entry
-            }
+            let sharedLimit = 1 + entry.thresholdPercent * shareOfThreshold / 100
+            let limit = 1 + entry.thresholdPercent / 100
             var reviewed = entry
+            if case .relative(let factors, let rawInterval, _)? = entry.reason.processLevels {
+                let shared = sharedMovement(factors)
+                guard shared >= sharedLimit else { return entry }
+                if entry.verdict == .regressed {
+                    reviewed.review(
+                        .beyondSharedSlowdown(otherBenchmarks: others.count, medianRatio: shared, relativeRatio: ratio))
+                } else if entry.verdict == .noChange || entry.verdict == .withinNoise, ratio * shared >= limit,
+                    let rawInterval, rawInterval.lower > 1
+                {
+                    reviewed.review(
+                        .withinSharedSlowdown(otherBenchmarks: others.count, medianRatio: shared, relativeRatio: ratio),
+                        verdict: .inconclusive)
+                }
+                return reviewed
+            }
+            guard entry.verdict == .regressed else { return entry }
+            let median = SampleStatistics.median(others)
+            guard median >= sharedLimit else { return entry }
             let relative = ratio / median
-            if relative >= 1 + entry.thresholdPercent / 100 {
+            if relative >= limit {
                 reviewed.review(
                     .beyondSharedSlowdown(otherBenchmarks: others.count, medianRatio: median, relativeRatio: relative))
             } else {
@@ -162,6 +196,22 @@ public struct RegressionGate: Sendable {
             }
             return reviewed
         }
+    }
+
+    /// How much the machine (or every benchmark) moved between the sides, by a benchmark's
+    /// factors: the geometric mean of the current side's over the baseline's.
+    static func sharedMovement(_ factors: ComparisonReason.PerSide<[Double]>) -> Double {
+        func logMean(_ values: [Double]) -> Double {
+            values.isEmpty ? 0 : values.reduce(0) { $0 + log($1) } / Double(values.count)
+        }
+        return exp(logMean(factors.current) - logMean(factors.baseline))
+    }
+
+    /// An entry's ratio of the raw levels: a relative one times the shared movement divided out of it.
+    static func rawRatio(_ entry: ComparisonEntry) -> Double? {
+        guard let ratio = entry.ratio else { return nil }
+        guard case .relative(let factors, _, _)? = entry.reason.processLevels else { return ratio }
+        return ratio * sharedMovement(factors)
     }
 
     // MARK: - The second look

@@ -61,6 +61,9 @@ struct SummarySection {
             significance α = \(UnitFormatting.count(comparison.alpha)) with \
             \(comparison.multipleComparisonControl) correction for \(comparison.entries.count) comparisons.</p>
             """
+        for caveat in comparison.caveats ?? [] {
+            out += "<p class=\"small\">Note: \(ComparisonWording.caveat(caveat)).</p>"
+        }
         let ordered = ComparisonSection.ordered(comparison.entries)
         let changes = ordered.filter { $0.verdict == .regressed || $0.verdict == .improved }
         if changes.isEmpty {

@@ -13,6 +13,16 @@ public struct Comparison: Codable, Sendable, Equatable {
     public var entries: [ComparisonEntry]
     /// Benchmarks left out of the verdicts, each with the reason (gated metric missing on a side, …).
     public var skipped: [String]? = nil
+    /// What limits every verdict of the comparison, e.g. a side measured in one process; nil when
+    /// nothing does, and in reports of older perfkits.
+    public var caveats: [Caveat]? = nil
+
+    /// What limits a whole comparison; ``ComparisonWording/caveat(_:)`` words it.
+    public enum Caveat: Codable, Sendable, Equatable {
+        /// These sides were measured in one process, so how far apart processes lie (hash seed,
+        /// layout, the machine's minute) cannot be told from a change.
+        case singleProcess(sides: [ComparisonReason.Side])
+    }
 
     public init(
         baselineCreatedAt: Date?, baselineEnvironment: Environment?, thresholdPercent: Double, alpha: Double,

@@ -9,11 +9,18 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
     /// What looking at the verdict again found, in the order it was done: a busy machine, the other
     /// benchmarks moving too, a re-run.
     public var reviews: [Review]
+    /// Which process levels a comparison in processes was made on; nil when samples were compared,
+    /// and in reports of older perfkits.
+    public var processLevels: ProcessLevelBasis?
 
-    public init(_ finding: Finding, substitution: Substitution? = nil, reviews: [Review] = []) {
+    public init(
+        _ finding: Finding, substitution: Substitution? = nil, reviews: [Review] = [],
+        processLevels: ProcessLevelBasis? = nil
+    ) {
         self.substitution = substitution
         self.finding = finding
         self.reviews = reviews
+        self.processLevels = processLevels
     }
 
     /// One side of a comparison.
@@ -66,6 +73,18 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         case counted(baseline: Double, current: Double, ratio: Double?, outcome: CountedOutcome)
 
         enum WordedCodingKeys: String, CodingKey { case _0 = "explanation" }
+    }
+
+    /// The levels a comparison in processes was made on.
+    public enum ProcessLevelBasis: Codable, Sendable, Equatable {
+        /// Each process's median divided by the machine's common factor in that process, from the
+        /// other benchmarks measured there; `factors` each side's, in process order, relative to the
+        /// baseline's medians; `rawInterval` the interval the raw medians gave. A factor beyond
+        /// ±`boundPercent` is named in the words.
+        case relative(factors: PerSide<[Double]>, rawInterval: ConfidenceInterval?, boundPercent: Double)
+        /// The raw medians: a process shared by only `otherBenchmarks` other benchmarks (fewer than
+        /// `minimum`) cannot tell the machine's factor from this benchmark's own.
+        case raw(otherBenchmarks: Int, minimum: Int)
     }
 
     /// A p-value after adjustment for testing several benchmarks at once.

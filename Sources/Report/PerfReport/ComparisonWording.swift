@@ -6,12 +6,27 @@ import Foundation
 /// in every output.
 public enum ComparisonWording {
     /// The whole explanation of an entry's verdict on `metric` with its threshold: what was
-    /// compared instead (if anything), the finding with its figures, then each review in turn.
+    /// compared instead (if anything), the finding with its figures and the process levels it
+    /// stood on, then each review in turn.
     public static func explanation(_ reason: ComparisonReason, metric: Metric, thresholdPercent: Double) -> String {
         let finding =
             (reason.substitution.map(substitution) ?? "")
             + self.finding(reason.finding, metric: metric, threshold: percent(thresholdPercent))
+            + (reason.processLevels.map(processLevels) ?? "")
         return reason.reviews.reduce(finding) { text, review in applying(review, to: text) }
+    }
+
+    /// What limits a whole comparison, in one line (the findings and the summary print it).
+    public static func caveat(_ caveat: Comparison.Caveat) -> String {
+        switch caveat {
+        case .singleProcess(let sides):
+            let who =
+                sides.count == 2
+                ? "the baseline and this run were each" : sides.first == .baseline ? "the baseline was" : "this run was"
+            return "\(who) measured in one process, so how far apart processes lie (hash seed, memory layout, "
+                + "the machine's minute) cannot be told from a change; measure in several: "
+                + "run --processes 10 for the baseline, --processes 3 for the candidate"
+        }
     }
 
     /// `text` with what a review found: most add a clause after it; a re-run's verdict frames it.
@@ -98,6 +113,35 @@ public enum ComparisonWording {
             let change = ratio.map { "\(values) (\(describe(ratio: $0, metric: metric)))" } ?? values
             return "\(change): \(self.outcome(outcome, threshold: threshold)); "
                 + "\(noun) are deterministic, so no significance test is needed"
+        }
+    }
+
+    /// The clause on the process levels a comparison in processes stood on: relative to each
+    /// process's machine factor (naming factors beyond the bound), or raw, and why.
+    static func processLevels(_ basis: ComparisonReason.ProcessLevelBasis) -> String {
+        switch basis {
+        case .relative(let factors, let rawInterval, let bound):
+            let raw = rawInterval.map { " (raw levels: CI \(ratio($0.lower))…\(ratio($0.upper)))" } ?? ""
+            let limit = 1 + bound / 100
+            let moved = [(ComparisonReason.Side.baseline, factors.baseline), (.current, factors.current)]
+                .flatMap { side, factors in
+                    factors.enumerated().filter { $0.element > limit || $0.element < 1 / limit }.map {
+                        "\(side == .baseline ? "baseline" : "this run's") process \($0.offset + 1) ×\(ratio($0.element))"
+                    }
+                }
+            let currentMoved = factors.current.contains { $0 > limit || $0 < 1 / limit }
+            let beyond =
+                moved.isEmpty
+                ? ""
+                : "; the machine's factor moved beyond ±\(percent(bound)) in \(moved.joined(separator: ", "))"
+                    + (currentMoved
+                        ? " (in this run the machine, or a change to every benchmark, which time cannot tell apart)"
+                        : "")
+            return "; levels relative to the machine's factor in each process, from the other benchmarks "
+                + "measured in it\(raw)\(beyond)"
+        case .raw(let others, let minimum):
+            return "; raw process levels: only \(others) other benchmark\(others == 1 ? "" : "s") shared a process, "
+                + "and \(minimum) are needed to tell the machine's factor from this benchmark's own"
         }
     }
 

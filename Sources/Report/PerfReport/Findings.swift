@@ -42,6 +42,8 @@ public struct Findings: Sendable, Equatable {
     public var claims: [ClaimLine]
     /// Regressions (largest first), then improvements, when the report has a comparison.
     public var changes: [ComparisonEntry]
+    /// What limits every verdict against the baseline (a side measured in one process).
+    public var caveats: [Comparison.Caveat]
     public var ceilingShares: [CeilingShare]
     public var probeCosts: [ProbeCost]
     /// Most benchmarks first.
@@ -60,6 +62,8 @@ public struct Findings: Sendable, Equatable {
         changes =
             entries.filter { $0.verdict == .regressed }.sorted { ($0.ratio ?? 1) > ($1.ratio ?? 1) }
             + entries.filter { $0.verdict == .improved }.sorted { ($0.ratio ?? 1) < ($1.ratio ?? 1) }
+
+        caveats = report.comparison?.caveats ?? []
 
         ceilingShares = report.benchmarks.compactMap { result in
             let prefix = "percentOf"
@@ -103,7 +107,8 @@ public struct Findings: Sendable, Equatable {
     public func count(_ verdict: Claim.Verdict) -> Int { claims.count { $0.verdict == verdict } }
 
     public var isEmpty: Bool {
-        claims.isEmpty && changes.isEmpty && ceilingShares.isEmpty && probeCosts.isEmpty && warningGroups.isEmpty
+        claims.isEmpty && changes.isEmpty && caveats.isEmpty && ceilingShares.isEmpty && probeCosts.isEmpty
+            && warningGroups.isEmpty
     }
 }
 

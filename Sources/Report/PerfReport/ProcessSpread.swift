@@ -15,12 +15,25 @@ public struct ProcessSpread: Codable, Sendable, Equatable {
     /// What most likely moved it, when the spread is large: the machine (every benchmark of the
     /// run moved with it) or this benchmark (a hash seed or a memory layout of its own).
     public var likelyCause: String?
+    /// The machine's common factor in each process, in process order: the median, over the other
+    /// benchmarks measured in that process, of their wall median there divided by their median over
+    /// the processes (leave-one-out, so this benchmark's own swing is not in it). Nil when fewer than
+    /// three other benchmarks shared a process, and in reports of older perfkits.
+    public var commonFactors: [Double]?
+    /// The spread of the wall medians divided by ``commonFactors``, as ``spreadPercent``: what is left
+    /// of the spread once the machine's movement is taken out.
+    public var relativeSpreadPercent: Double?
 
-    public init(wallMedians: [Double], cpuMedians: [Double]?, spreadPercent: Double, likelyCause: String? = nil) {
+    public init(
+        wallMedians: [Double], cpuMedians: [Double]?, spreadPercent: Double, likelyCause: String? = nil,
+        commonFactors: [Double]? = nil, relativeSpreadPercent: Double? = nil
+    ) {
         self.wallMedians = wallMedians
         self.cpuMedians = cpuMedians
         self.spreadPercent = spreadPercent
         self.likelyCause = likelyCause
+        self.commonFactors = commonFactors
+        self.relativeSpreadPercent = relativeSpreadPercent
     }
 
     public var processes: Int { wallMedians.count }

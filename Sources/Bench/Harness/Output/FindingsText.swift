@@ -28,6 +28,7 @@ public enum FindingsText {
                 let change = entry.ratio.map { UnitFormatting.change(ratio: $0) } ?? "—"
                 lines.append("    \(entry.verdict.rawValue.padding(12))  \(entry.id): \(change)")
             }
+            for caveat in findings.caveats { lines.append("    note: \(ComparisonWording.caveat(caveat))") }
         }
         if !findings.ceilingShares.isEmpty {
             lines.append("  memory ceiling (100% = as fast as that operation on the output's bytes):")

@@ -17,6 +17,7 @@ public enum GateSummary {
                 text += "- `\(MarkdownSummary.escape(id))`: \(MarkdownSummary.formatNumber(threshold))%\n"
             }
         }
+        for caveat in comparison.caveats ?? [] { text += "\nNote: \(ComparisonWording.caveat(caveat)).\n" }
         let inconclusive = comparison.entries.filter { $0.verdict == .inconclusive }
         if !inconclusive.isEmpty {
             text += "\nInconclusive (machine busy) — measure again; exit 3 when nothing regressed:\n"
