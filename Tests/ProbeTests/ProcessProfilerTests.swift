@@ -305,6 +305,14 @@ import Testing
         #expect(!poolTags.stdout.contains("prof-kinds"), "\(poolTags.stdout)")
         #expect(otherTags.stdout.contains("prof-kinds"), "\(otherTags.stdout)")
         #expect(ProfileSamples.threadKind(ofThreadNamed: "prof-kinds") == .other)
+        // By name: a prefix of this thread's name keeps it alone (with its kind, or any kind).
+        let named = try #require(
+            try profiler.takeProfile(ProfileRequest(duration: .milliseconds(300), threadNames: ["prof-kin"])))
+        let namedTags = try GoPprof.run(
+            ["-tags", try save(named.pprof, in: directory, name: "named.pb").path], in: directory)
+        #expect(namedTags.stdout.contains("prof-kinds") && !namedTags.stdout.contains("oot.default-qos"))
+        #expect(!ProfileRequest(duration: .seconds(1), threadKinds: [.pool], threadNames: ["prof"]).selects(
+            threadNamed: "prof-kinds"))
     }
 
     @Test func threadKindsFollowTheirNames() {

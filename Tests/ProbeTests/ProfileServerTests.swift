@@ -224,18 +224,21 @@ struct ProfileServerTests {
         #expect(defaults.status == 200)
         let kinds = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1&kind=event-loop,pool"))
         #expect(kinds.status == 200)
+        let names = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1&thread=NIO-ELT,worker"))
+        #expect(names.status == 200)
         #expect(
             source.state.withLock { $0.requests } == [
                 ProfileRequest(duration: .seconds(2), rate: 97, mode: .wall),
                 ProfileRequest(duration: .seconds(30), rate: 100, mode: .cpu),
                 ProfileRequest(duration: .seconds(1), threadKinds: [.eventLoop, .pool]),
+                ProfileRequest(duration: .seconds(1), threadNames: ["NIO-ELT", "worker"]),
             ])
 
         let missing = try #require(TestHTTP.get(port, "/debug/pprof/heap"))
         #expect(missing.status == 404 && missing.text.contains("/debug/pprof/heap"))
         let post = try #require(TestHTTP.get(port, "/debug/pprof/profile", method: "POST"))
         #expect(post.status == 405 && post.headers["allow"] == "GET")
-        #expect(source.state.withLock { $0.requests.count } == 3)
+        #expect(source.state.withLock { $0.requests.count } == 4)
     }
 
     static let badInputs: [(target: String, status: Int, names: String)] = [
@@ -252,6 +255,7 @@ struct ProfileServerTests {
         ("/debug/pprof/profile?mode=gpu", 400, "mode=gpu"),
         ("/debug/pprof/profile?kind=loop", 400, "kind=loop"),
         ("/debug/pprof/profile?kind=pool,", 400, "kind=pool,"),
+        ("/debug/pprof/profile?thread=NIO,,x", 400, "thread=NIO,,x"),
         ("/debug/pprof/profile?mode=%63pu%2", 400, "percent-encoding"),
         ("/debug/pprof/profile?seconds=1&seconds=2", 400, "seconds"),
         ("/debug/pprof/goroutine?debug=1", 400, "debug=1"),

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """What watching costs a service that has nothing to do: the example server idle, Probe on (every
-event loop and the cooperative pool watched) vs --no-probe, in interleaved pairs (ABBA order), each
-server left alone for SECONDS after a warm-up. Per server: the CPU time its threads used in the
+event loop and the cooperative pool watched) without and with its flight recorder vs --no-probe, in
+rounds of the three (each round in another order), each server left alone for SECONDS after a warm-up. Per server: the CPU time its threads used in the
 window (the scheduler's count per thread, /proc/PID/task/*/schedstat, as a share of one core), its resident memory (VmRSS) and its threads.
 
-Usage: idle_cost.py [PAIRS=3] [SECONDS=30] [WORKDIR] [RESTING_LOOK_MS]   (build first: swift build -c release)
+Usage: idle_cost.py [ROUNDS=3] [SECONDS=30] [WORKDIR] [RESTING_LOOK_MS]   (build first: swift build -c release)
 RESTING_LOOK_MS sets Probe's restingLookInterval (default: Probe's: at rest the 100 ms threshold, half of it while the server works).
-Prints each pair, then the medians and the differences Probe made."""
+Prints each run, then the medians and the differences Probe and its flight recorder made."""
 
 import os
 import statistics
@@ -42,8 +42,9 @@ def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-def measure(workdir, probe, seconds, resting_look_ms):
-    service = Service(workdir, probe=probe, resting_look_ms=resting_look_ms)
+def measure(workdir, variant, seconds, resting_look_ms):
+    service = Service(workdir, probe=variant != "no-probe", flight_recorder=variant == "probe+flight",
+                      resting_look_ms=resting_look_ms)
     try:
         status, _, _ = service.get("/fast")
         assert status == 200, status
@@ -57,32 +58,40 @@ def measure(workdir, probe, seconds, resting_look_ms):
         service.terminate()
 
 
+VARIANTS = ["probe", "no-probe", "probe+flight"]
+
+
 def main():
-    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 30
     workdir = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="idle-cost-")
     resting_look_ms = int(sys.argv[4]) if len(sys.argv) > 4 else None
-    results = {True: [], False: []}
-    for pair in range(pairs):
-        order = [True, False] if pair % 2 == 0 else [False, True]
-        for probe in order:
-            result = measure(os.path.join(workdir, f"{pair}-{'probe' if probe else 'none'}"), probe, seconds,
-                             resting_look_ms)
-            results[probe].append(result)
-            print(f"pair {pair + 1}: {'probe   ' if probe else 'no-probe'} CPU {result['cpu'] * 100:.3f}% of a core, "
+    results = {variant: [] for variant in VARIANTS}
+    for round_ in range(rounds):
+        # Each round in another rotation, so no variant always runs first or last.
+        order = VARIANTS[round_ % 3:] + VARIANTS[:round_ % 3]
+        for variant in order:
+            result = measure(os.path.join(workdir, f"{round_}-{variant}"), variant, seconds, resting_look_ms)
+            results[variant].append(result)
+            print(f"round {round_ + 1}: {variant:12} CPU {result['cpu'] * 100:.3f}% of a core, "
                   f"RSS {result['rss'] / 1024:.1f} MiB, {result['threads']} threads", flush=True)
 
-    def median(probe, key):
-        return statistics.median(r[key] for r in results[probe])
+    def median(variant, key):
+        return statistics.median(r[key] for r in results[variant])
 
-    cpu = [p["cpu"] - n["cpu"] for p, n in zip(results[True], results[False])]
-    rss = [(p["rss"] - n["rss"]) / 1024 for p, n in zip(results[True], results[False])]
+    def added(variant, base):
+        cpu = [a["cpu"] - b["cpu"] for a, b in zip(results[variant], results[base])]
+        rss = [(a["rss"] - b["rss"]) / 1024 for a, b in zip(results[variant], results[base])]
+        return (f"{variant} adds CPU {min(cpu) * 100:.3f}–{max(cpu) * 100:.3f}% of a core, "
+                f"RSS {min(rss):.1f}–{max(rss):.1f} MiB to {base}")
+
     looks = f"resting looks every {resting_look_ms} ms" if resting_look_ms else "default resting looks"
-    print(f"idle, {looks}, {pairs} pairs of {seconds:.0f} s: CPU {median(True, 'cpu') * 100:.3f}% vs "
-          f"{median(False, 'cpu') * 100:.3f}% of a core (Probe adds {min(cpu) * 100:.3f}–{max(cpu) * 100:.3f}%), "
-          f"RSS {median(True, 'rss') / 1024:.1f} vs {median(False, 'rss') / 1024:.1f} MiB "
-          f"(Probe adds {min(rss):.1f}–{max(rss):.1f} MiB), threads {median(True, 'threads'):.0f} vs "
-          f"{median(False, 'threads'):.0f}")
+    print(f"idle, {looks}, {rounds} rounds of {seconds:.0f} s; medians: " + ", ".join(
+        f"{v} CPU {median(v, 'cpu') * 100:.3f}% RSS {median(v, 'rss') / 1024:.1f} MiB threads "
+        f"{median(v, 'threads'):.0f}" for v in VARIANTS))
+    print(added("probe", "no-probe"))
+    print(added("probe+flight", "no-probe"))
+    print(added("probe+flight", "probe"))
 
 
 if __name__ == "__main__":

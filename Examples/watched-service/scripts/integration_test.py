@@ -2,7 +2,8 @@
 """The watched-service integration test (run by .ci/run): one stall per /block, /sleep, /starve
 and /handler-sleep call (the last one alone on the pool, recorded with the handler's function), each in the JSON-lines file with its watchdog and class, counted in /metrics;
 /fast served on the other loop throughout; a graceful SIGTERM within 2 s that loses no stall; a
-whole-process profile from --profile-port under /work load that names the route's function.
+whole-process profile from --profile-port under /work load that names the route's function; the
+flight recorder's `before` of a /phases stall and its /debug/pprof/flight dump.
 
 Usage: integration_test.py [WORKDIR]   (the service must be built: swift build -c release)"""
 
@@ -73,6 +74,35 @@ def free_port():
         return probe.getsockname()[1]
 
 
+def flight_recorder(service, port, workdir):
+    """A stall that computes in phase A for 300 ms, then sleeps in phase B: its record's `before`
+    (the flight recorder's CPU samples of the loop's thread) has phase A on top, and
+    /debug/pprof/flight, read by `go tool pprof`, holds the /work route's function."""
+    status, _, _ = service.get("/phases?ms=300&loop=0")
+    check(status == 200, f"/phases answered {status}")
+    deadline = time.monotonic() + 5
+    while not service.stalls() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stalls = service.stalls()
+    check(len(stalls) == 1, f"{len(stalls)} stalls after /phases, not 1")
+    before = stalls[0].get("before")
+    check(before, f"the /phases stall has no `before`: {sorted(stalls[0])}")
+    names = symbols(before["topStack"])
+    check(any("computeInPhaseA(milliseconds:" in name for name in names),
+          f"computeInPhaseA is not in the /phases stall's `before` top stack: {names[:8]}")
+    print(f"ok: the /phases stall's `before` ({before['sampleCount']} samples at {before['rate']} Hz) has "
+          "computeInPhaseA(milliseconds:) on top")
+    path = os.path.join(workdir, "flight.pb.gz")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/debug/pprof/flight", timeout=10) as response:
+        check(response.status == 200, f"/debug/pprof/flight answered {response.status}")
+        with open(path, "wb") as out:
+            out.write(response.read())
+    top = subprocess.run(["go", "tool", "pprof", "-top", path], capture_output=True, text=True)
+    check(top.returncode == 0, f"go tool pprof -top failed on the flight dump: {top.stderr[-500:]}")
+    check("computeTheWorkRoute" in top.stdout, f"the flight dump lacks the /work route:\n{top.stdout[:2000]}")
+    print("ok: /debug/pprof/flight read by go tool pprof, the /work load in it")
+
+
 def profile_under_load(workdir):
     """A 2 s cpu profile from --profile-port while two clients keep /work?ms=20 busy: `go tool
     pprof` reads it and names the route's function, whose share of the samples is at least half."""
@@ -115,10 +145,11 @@ def profile_under_load(workdir):
         profiled = float(total.group(1)) / (1000 if total.group(2) == "ms" else 1)
         check(abs(profiled - process_cpu) <= 0.1 * process_cpu,
               f"the profile holds {profiled:.2f} s of CPU, the process used {process_cpu:.2f} s meanwhile")
-        status, _ = service.terminate()
-        check(status == 0, f"the profiled instance exited with {status} on SIGTERM")
         print(f"ok: a 2 s profile from --profile-port under /work load: computeTheWorkRoute {share:.0f}% (cum), "
               f"{profiled:.2f} s of CPU in the profile, {process_cpu:.2f} s used by the process meanwhile")
+        flight_recorder(service, port, workdir)
+        status, _ = service.terminate()
+        check(status == 0, f"the profiled instance exited with {status} on SIGTERM")
     except Failure:
         service.kill()
         raise

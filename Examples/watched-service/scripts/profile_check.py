@@ -2,7 +2,8 @@
 """Probe's whole-process profile against an independent profiler, under load: wrk keeps /work?ms=5
 and /fast busy while a 10 s cpu profile is fetched from --profile-port and `perf record -e cpu-clock
 --call-graph fp` samples the same process over the same seconds. Prints each one's top functions by
-self samples; fails unless the top 5 are the same set with each share within 5 percentage points, and
+self samples (both at 997 Hz); fails unless the top 5 are the same set (up to a tie within 1 point at
+the 5th place) with each share within 5 percentage points, and
 the profile's CPU time is within 10% of /proc/PID/stat's.
 
 Usage: profile_check.py [WORKDIR]   (built service; perf, wrk and go on PATH: scripts/profile-check.sh)"""
@@ -21,6 +22,7 @@ from service import Failure, Service, check, fail
 
 SECONDS = 10
 TOP = 5
+TIE = 1.0  # percentage points
 
 
 def demangled(names):
@@ -86,7 +88,9 @@ def main():
                                  "-p", str(service.process.pid), "-o", data, "--", "sleep", str(SECONDS)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         cpu_before = process_cpu_seconds(service.process.pid)
-        url = f"http://127.0.0.1:{port}/debug/pprof/profile?seconds={SECONDS}"
+        # At perf's rate: the two profiles' shares then carry the same sampling error (±0.4 points
+        # for a 2% function over 10 s of two busy CPUs, against ±1.2 at Probe's default 100 Hz).
+        url = f"http://127.0.0.1:{port}/debug/pprof/profile?seconds={SECONDS}&rate=997"
         with urllib.request.urlopen(url, timeout=SECONDS + 20) as response:
             check(response.status == 200, f"{url} answered {response.status}")
             body = response.read()
@@ -112,13 +116,23 @@ def main():
             print(f"{name[:90]:90} {probe.get(name, 0):6.1f}% {perf_shares.get(name, 0):6.1f}%")
         print(f"CPU: {profiled:.2f} s in the profile ({unattributed:.1f}% on Probe's pseudo-frames), "
               f"{process_cpu:.2f} s used by the process meanwhile")
-        check(set(top_probe) == set(top_perf), f"top {TOP} differ: Probe {top_probe}, perf {top_perf}")
-        worst = max(abs(probe[name] - perf_shares[name]) for name in top_probe)
+        # The same set, but for a tie at the boundary: a function in one top 5 and not the other
+        # must be within TIE points of the other's 5th share (the tail's functions sit 0.1–0.5
+        # points apart, so which of them is 5th changes from run to run in either profiler).
+        for name in set(top_probe) ^ set(top_perf):
+            shares, fifth = (perf_shares, perf_shares[top_perf[-1]]) if name in top_probe else \
+                (probe, probe[top_probe[-1]])
+            check(shares.get(name, 0) >= fifth - TIE,
+                  f"top {TOP} differ beyond a tie: {name[:60]} has {shares.get(name, 0):.1f}% where the "
+                  f"5th has {fifth:.1f}%: Probe {top_probe}, perf {top_perf}")
+        worst = max(abs(probe.get(name, 0) - perf_shares.get(name, 0)) for name in set(top_probe) | set(top_perf))
         check(worst <= 5, f"a top-{TOP} share differs by {worst:.1f} percentage points")
         check(abs(profiled - process_cpu) <= 0.1 * process_cpu, "the profile's CPU time is more than 10% off")
         status, _ = service.terminate()
         check(status == 0, f"the service exited with {status} on SIGTERM")
-        print(f"profile check: passed (top {TOP} the same set, largest share difference {worst:.1f} points)")
+        ties = set(top_probe) ^ set(top_perf)
+        print(f"profile check: passed (top {TOP} the same set{' up to a tie at the 5th place' if ties else ''}, "
+              f"largest share difference {worst:.1f} points)")
     except Failure as failure:
         service.kill()
         fail(str(failure))

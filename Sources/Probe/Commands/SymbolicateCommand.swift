@@ -142,15 +142,21 @@ struct FrameLookup {
         CallTreeNode(frame: node.frame.map(filled), count: node.count, children: node.children.map(filled))
     }
 
-    /// The stall with its most frequent stack and call tree filled.
+    /// The stall with its most frequent stacks and call trees filled (its own and its `before`'s).
     func filled(_ stall: StallRecord) -> StallRecord {
         var stall = stall
         stall.topStack = stall.topStack.map(filled)
         stall.callTree = stall.callTree.map(filled)
+        if var before = stall.before {
+            before.topStack = before.topStack.map(filled)
+            before.callTree = before.callTree.map(filled)
+            stall.before = before
+        }
         return stall
     }
 
-    /// Every frame of the stalls' most frequent stacks and call trees: what there is to look up.
+    /// Every frame of the stalls' most frequent stacks and call trees (`before`'s too): what there is
+    /// to look up.
     static func frames(of stalls: [StallRecord]) -> Set<StackFrame> {
         var frames = Set<StackFrame>()
         func collect(_ node: CallTreeNode) {
@@ -160,6 +166,8 @@ struct FrameLookup {
         for stall in stalls {
             frames.formUnion(stall.topStack)
             if let tree = stall.callTree { collect(tree) }
+            frames.formUnion(stall.before?.topStack ?? [])
+            if let tree = stall.before?.callTree { collect(tree) }
         }
         return frames
     }

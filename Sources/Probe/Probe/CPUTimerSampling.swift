@@ -23,7 +23,8 @@ final class CPUTimers {
     let signal: Int32
     let interval: UInt64
     private let set: Int32
-    private let threadKinds: Set<ProfileRequest.ThreadKind>?
+    /// Whether a thread, by its name, is sampled (the request's kinds and name prefixes).
+    private let selects: @Sendable (String) -> Bool
     /// The thread that drains, never sampled.
     private let drainingThread = cprobe_gettid()
     /// Every thread tracked so far, by the index its samples carry.
@@ -42,15 +43,15 @@ final class CPUTimers {
     private(set) var untrackable = 0
 
     /// Samples moved out of the ring per `cprobe_timer_drain` call.
-    private static let drainBatch = 64
+    static let drainBatch = 64
 
     /// Claims a timer set and installs the handler for `signal`.
     init(
-        signal: Int32, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+        signal: Int32, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws(ProcessProfiler.ProfileError) {
         self.signal = signal
         self.interval = interval
-        self.threadKinds = threadKinds
+        self.selects = selects
         FramePointerCode.publish()
         set = cprobe_timer_set_acquire()
         guard set >= 0 else {
@@ -89,6 +90,17 @@ final class CPUTimers {
     /// (innermost first; empty when the unwind gave nothing), its expirations and its time.
     func drain(_ sink: (_ thread: Int, _ stack: UnsafeBufferPointer<UInt>, _ expirations: Int, _ time: UInt64) -> Void)
     {
+        Self.drain(set: set, scratch: drained, sink)
+    }
+
+    /// The C ring's set: one drainer at a time (``drain(set:scratch:_:)`` under the caller's lock).
+    var timerSet: Int32 { self.set }
+
+    /// ``drain(_:)`` for a drainer that is not this object's thread: `scratch` holds ``drainBatch`` samples.
+    static func drain(
+        set: Int32, scratch drained: UnsafeMutablePointer<cprobe_timer_sample>,
+        _ sink: (_ thread: Int, _ stack: UnsafeBufferPointer<UInt>, _ expirations: Int, _ time: UInt64) -> Void
+    ) {
         while true {
             let count = Int(cprobe_timer_drain(set, drained, Int32(Self.drainBatch)))
             for index in 0..<count {
@@ -132,7 +144,7 @@ final class CPUTimers {
         for tid in present
         where indexByTID[tid] == nil && tid != drainingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) {
+            if !selects(name) {
                 ignored.insert(tid)
                 continue
             }
@@ -235,9 +247,9 @@ final class CPUTimerSampling {
     static let threadRefresh: UInt64 = 100_000_000
 
     init(
-        signal: Int32, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+        signal: Int32, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
     ) throws(ProcessProfiler.ProfileError) {
-        timers = try CPUTimers(signal: signal, interval: interval, threadKinds: threadKinds)
+        timers = try CPUTimers(signal: signal, interval: interval, selects: selects)
     }
 
     /// Samples until `duration` has passed (true) or `isCancelled` (false).

@@ -9,8 +9,9 @@ import Synchronization
 /// profile's), in a ring of fixed size, so that each stall record gets a ``StallRecord/before``
 /// (what the thread computed on its way into the stall) and `/debug/pprof/flight` dumps the ring.
 ///
-/// A thread of Probe's (`probe-flight`) drains the timers' samples every 100 ms and looks for new
-/// threads every second; an idle process is never signalled (no CPU used, no sample). One runs in
+/// A thread of Probe's (`probe-flight`) drains the timers' samples and looks for new threads every
+/// second (sooner on many CPUs, and a stall's record drains first); an idle process is never
+/// signalled (no CPU used, no sample). One runs in
 /// a process at a time, and the watchdogs and ``ProfileServer`` find it there. Costs:
 /// Sources/Probe/Probe/README.md, "Flight recorder".
 public final class FlightRecorder: Sendable {
@@ -124,44 +125,37 @@ public final class FlightRecorder: Sendable {
         }
     }
 
-    /// The drain loop: every 100 ms the timers' samples into the ring, every second new threads.
+    /// The recording loop: every second new threads get timers and the timers' samples go into the
+    /// ring (sooner when the C ring could fill first: many CPUs). The drain happens under the ring's
+    /// lock, so a stall's record drains first and misses no recent sample.
     private func record(with timers: CPUTimers, wake: DispatchSemaphore) {
         let keep = configuration.keep.nanoseconds
-        var nextRefresh: UInt64 = 0
+        let period = min(1_000_000_000, 25 * CPUTimers.drainPeriod(interval: timers.interval))
         var retiredAt: [(index: Int, at: UInt64)] = []
-        var names: [ProfileSamples.Thread]?
-        var batch: [FlightRing.Sample] = []
+        let set = timers.timerSet
+        ring.withLock { $0.attach(timerSet: set) }
         while !control.withLock({ $0.stopRequested }) {
             let now = cprobe_monotonic_ns()
-            if now >= nextRefresh {
-                timers.refreshThreads { retiredAt.append(($0, now)) }
-                names = timers.threads.map { ProfileSamples.Thread(tid: $0.tid, name: $0.name) }
-                nextRefresh = now + 1_000_000_000
-            }
-            timers.drain { batch.append(.init(thread: $0, stack: Array($1), expirations: $2, time: $3)) }
-            let kept = batch
-            let named = names
+            timers.refreshThreads { retiredAt.append(($0, now)) }
+            let names = timers.threads.map { ProfileSamples.Thread(tid: $0.tid, name: $0.name) }
             let oldest = ring.withLock { ring in
-                if let named { ring.name(named) }
-                for sample in kept { ring.append(sample) }
+                ring.drainTimers()
+                ring.name(names)
                 ring.forget(olderThan: now.saturatingSubtract(keep))
                 return ring.oldestTime ?? now
             }
-            names = nil
-            batch.removeAll(keepingCapacity: true)
             // An ended thread's index is given again once none of its samples is left.
             retiredAt.removeAll { entry in
                 guard entry.at < oldest else { return false }
                 timers.recycle(entry.index)
                 return true
             }
-            _ = wake.wait(timeout: .now() + .milliseconds(100))
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(period)))
         }
         timers.stop()
-        timers.drain { batch.append(.init(thread: $0, stack: Array($1), expirations: $2, time: $3)) }
-        let kept = batch
         ring.withLock { ring in
-            for sample in kept { ring.append(sample) }
+            ring.drainTimers()
+            ring.attach(timerSet: -1)
         }
     }
 
@@ -189,16 +183,18 @@ public final class FlightRecorder: Sendable {
         ).pprof
     }
 
-    /// The samples of `threads` from ``Configuration/leadUp`` before `stallStart` until `seenAt`
-    /// (monotonic ns), as a ``StallLeadUp``; nil when the ring holds none.
-    func leadUp(threads: Set<Int32>, stallStart: UInt64, seenAt: UInt64, symbolicator: Symbolicator) -> StallLeadUp? {
+    /// The samples of `threads` from ``Configuration/leadUp`` before `stallStart` until `until` (the
+    /// record's time; monotonic ns), as a ``StallLeadUp``; nil when the ring holds none. Samples of
+    /// the last ~100 ms may still be in the timers' ring, not yet drained.
+    func leadUp(threads: Set<Int32>, stallStart: UInt64, until: UInt64, symbolicator: Symbolicator) -> StallLeadUp? {
         let from = stallStart.saturatingSubtract(configuration.leadUp.nanoseconds)
         var counts: [[UInt]: Int] = [:]
         var total = 0
         ring.withLock { ring in
+            ring.drainTimers()
             let tids = ring.threads
             ring.forEach { thread, stack, expirations, time in
-                guard time >= from, time <= seenAt, tids.indices.contains(thread), threads.contains(tids[thread].tid)
+                guard time >= from, time <= until, tids.indices.contains(thread), threads.contains(tids[thread].tid)
                 else { return }
                 counts[Array(stack), default: 0] += expirations
                 total += expirations
@@ -207,7 +203,7 @@ public final class FlightRecorder: Sendable {
         guard total > 0 else { return nil }
         let stacks: [StallBuilder.WeightedStack] = counts.map { (symbolicator.symbolicate(stack: $0.key), $0.value) }
         return StallLeadUp(
-            fromNanoseconds: -Double(stallStart - from), toNanoseconds: Double(seenAt.saturatingSubtract(stallStart)),
+            fromNanoseconds: -Double(stallStart - from), toNanoseconds: Double(until.saturatingSubtract(stallStart)),
             rate: configuration.rate, sampleCount: total, callTree: StallBuilder.callTree(stacks),
             topStack: StallBuilder.mostFrequent(stacks))
     }
@@ -216,13 +212,6 @@ public final class FlightRecorder: Sendable {
 /// The flight recorder's samples: fixed slots (time, thread, expirations, up to ``maxFrames``
 /// innermost frames) in memory reserved once, the oldest overwritten first.
 struct FlightRing: ~Copyable {
-    struct Sample: Sendable {
-        var thread: Int
-        var stack: [UInt]
-        var expirations: Int
-        var time: UInt64
-    }
-
     /// Frames kept a sample: deeper stacks lose their outermost frames (thread start, main).
     static let maxFrames = 96
     private static let slotWords = 2 + maxFrames
@@ -234,30 +223,44 @@ struct FlightRing: ~Copyable {
     private var tail = 0
     /// Each thread index's id and name, as the timers last named it.
     private(set) var threads: [ProfileSamples.Thread] = []
+    /// The running recorder's timer set (-1 when stopped), drained into this ring.
+    private var timerSet: Int32 = -1
+    private let scratch = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: CPUTimers.drainBatch)
 
     init(bytes: Int) {
         slots = max(16, bytes / (Self.slotWords * MemoryLayout<UInt>.stride))
         words = .allocate(capacity: slots * Self.slotWords)
     }
 
-    deinit { words.deallocate() }
+    deinit {
+        words.deallocate()
+        scratch.deallocate()
+    }
 
     var count: Int { head - tail }
 
     var oldestTime: UInt64? { head > tail ? UInt64(words[(tail % slots) * Self.slotWords]) : nil }
 
+    mutating func attach(timerSet: Int32) { self.timerSet = timerSet }
+
     /// Takes the timers' thread table (indices may have been given to new threads).
     mutating func name(_ threads: [ProfileSamples.Thread]) { self.threads = threads }
 
-    mutating func append(_ sample: Sample) {
+    /// Moves the timers' samples into the ring: the lock's holder is the set's one drainer.
+    mutating func drainTimers() {
+        guard timerSet >= 0 else { return }
+        CPUTimers.drain(set: timerSet, scratch: scratch) { thread, stack, expirations, time in
+            append(thread: thread, stack: stack, expirations: expirations, time: time)
+        }
+    }
+
+    mutating func append(thread: Int, stack: UnsafeBufferPointer<UInt>, expirations: Int, time: UInt64) {
         if head - tail == slots { tail += 1 }
         let slot = words + (head % slots) * Self.slotWords
-        let depth = min(sample.stack.count, Self.maxFrames)
-        slot[0] = UInt(sample.time)
-        slot[1] =
-            UInt(UInt32(truncatingIfNeeded: sample.thread)) | UInt(depth) << 32 | UInt(min(sample.expirations, 0xffff))
-            << 48
-        if depth > 0 { sample.stack.withUnsafeBufferPointer { (slot + 2).update(from: $0.baseAddress!, count: depth) } }
+        let depth = min(stack.count, Self.maxFrames)
+        slot[0] = UInt(time)
+        slot[1] = UInt(UInt32(truncatingIfNeeded: thread)) | UInt(depth) << 32 | UInt(min(expirations, 0xffff)) << 48
+        if depth > 0 { (slot + 2).update(from: stack.baseAddress!, count: depth) }
         head += 1
     }
 
@@ -274,8 +277,8 @@ struct FlightRing: ~Copyable {
             let packed = slot[1]
             body(
                 Int(UInt32(truncatingIfNeeded: packed)),
-                UnsafeBufferPointer(start: slot + 2, count: Int((packed >> 32) & 0xffff)),
-                Int(packed >> 48), UInt64(slot[0]))
+                UnsafeBufferPointer(start: slot + 2, count: Int((packed >> 32) & 0xffff)), Int(packed >> 48),
+                UInt64(slot[0]))
         }
     }
 }

@@ -111,13 +111,13 @@ public final class ProcessProfiler: ProfileSource {
                 switch request.mode {
                 case .cpu:
                     let sampling = try CPUTimerSampling(
-                        signal: signal, interval: interval, threadKinds: request.threadKinds)
+                        signal: signal, interval: interval, selects: request.selects(threadNamed:))
                     guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                     return .success(sampling.finish(symbolicator: symbolicator))
                 case .wall:
                     let sampler = try Self.makeSampler(signal: signal)
                     let sampling = ProcessSampling(
-                        sampler: sampler, interval: interval, threadKinds: request.threadKinds)
+                        sampler: sampler, interval: interval, selects: request.selects(threadNamed:))
                     guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                     return .success(sampling.finish(symbolicator: symbolicator))
                 }

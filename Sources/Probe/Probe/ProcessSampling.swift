@@ -75,13 +75,14 @@ final class ProcessSampling {
     private var lastStack: [UInt] = []
 
     /// Only threads of these kinds are tracked (nil: all); the others are remembered in ``ignored``.
-    private let threadKinds: Set<ProfileRequest.ThreadKind>?
+    /// Whether a thread, by its name, is sampled (the request's kinds and name prefixes).
+    private let selects: @Sendable (String) -> Bool
     private var ignored: Set<Int32> = []
 
     init(
-        sampler: StackSampler, interval: UInt64, threadKinds: Set<ProfileRequest.ThreadKind>? = nil
+        sampler: StackSampler, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
     ) {
-        self.threadKinds = threadKinds
+        self.selects = selects
         self.sampler = sampler
         self.interval = interval
         slots = [sampler.slot]
@@ -303,7 +304,7 @@ final class ProcessSampling {
         for tid in listed[..<listedCount]
         where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) {
+            if !selects(name) {
                 ignored.insert(tid)
                 continue
             }

@@ -26,12 +26,26 @@ public struct ProfileRequest: Sendable, Equatable {
     public var mode: Mode
     /// Only threads of these kinds are sampled; nil samples every thread but Probe's own.
     public var threadKinds: Set<ThreadKind>?
+    /// Only threads whose name (`comm`, at most 15 bytes) starts with one of these are sampled; nil:
+    /// any name. With ``threadKinds`` too, a thread must pass both.
+    public var threadNames: [String]?
 
-    public init(duration: Duration, rate: Int = 100, mode: Mode = .cpu, threadKinds: Set<ThreadKind>? = nil) {
+    public init(
+        duration: Duration, rate: Int = 100, mode: Mode = .cpu, threadKinds: Set<ThreadKind>? = nil,
+        threadNames: [String]? = nil
+    ) {
         self.duration = duration
         self.rate = rate
         self.mode = mode
         self.threadKinds = threadKinds
+        self.threadNames = threadNames
+    }
+
+    /// Whether a thread named `name` is one this profile samples.
+    func selects(threadNamed name: String) -> Bool {
+        if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) { return false }
+        if let threadNames, !threadNames.contains(where: { name.hasPrefix($0) }) { return false }
+        return true
     }
 
     /// The rates Probe samples at: a 1 kHz ceiling keeps a sample's ~12 µs under 1.2% of a thread.

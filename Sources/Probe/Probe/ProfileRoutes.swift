@@ -51,7 +51,8 @@ package enum ProfileRoute: Equatable {
 
     /// `seconds` (default 30, 1 up to the cap), `rate` (default 100, within ``ProfileRequest/rates``)
     /// and `mode` (`cpu` or `wall`): whole decimal numbers only, so `1e9` and `-1` are refused, not read;
-    /// `kind` a comma-separated list of thread kinds (`event-loop`, `pool`, `other`).
+    /// `kind` a comma-separated list of thread kinds (`event-loop`, `pool`, `other`), `thread` one of
+    /// thread-name prefixes (`NIO-ELT,worker`).
     static func profileRequest(
         _ query: [String: String], longestProfile: Duration
     ) -> Result<ProfileRequest, ProfileHTTP.ResponseError> {
@@ -98,8 +99,17 @@ package enum ProfileRoute: Equatable {
             }
             threadKinds = kinds
         }
+        var threadNames: [String]?
+        if let text = query["thread"] {
+            let names = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard !names.contains(where: \.isEmpty) else {
+                return .failure(.init(400, "thread=\(text): an empty name (a comma-separated list of name prefixes)"))
+            }
+            threadNames = names
+        }
         return .success(
-            ProfileRequest(duration: .seconds(seconds), rate: rate, mode: mode, threadKinds: threadKinds))
+            ProfileRequest(
+                duration: .seconds(seconds), rate: rate, mode: mode, threadKinds: threadKinds, threadNames: threadNames))
     }
 
     /// Digits only (at most 9, so no overflow): `+5`, `-1`, `1e9`, `0x10` and ` 5` are not numbers here.
@@ -123,7 +133,8 @@ package enum ProfileRoute: Equatable {
         Probe profiles (Go net/http/pprof compatible routes)
 
         /debug/pprof/profile?seconds=30&rate=100&mode=cpu  whole-process profile, gzipped pprof (mode cpu or wall;
-                                                           kind=event-loop,pool,other limits the threads)
+                                                           kind=event-loop,pool,other and thread=<name prefix>,…
+                                                           limit the threads)
         /debug/pprof/goroutine?debug=2                     every thread's current stack, text
         /debug/pprof/goroutine?debug=0                     the same stacks, gzipped pprof
         /debug/pprof/flight                                the flight recorder's recent cpu samples, gzipped pprof

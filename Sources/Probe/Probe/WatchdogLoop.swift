@@ -295,8 +295,7 @@ final class WatchdogLoop: @unchecked Sendable {
         if clock is SystemWatchdogClock, let recorder = FlightRecorder.running {
             let threads = episode.isPoolStarvation ? Set(episode.poolThreads.map(\.thread.id)) : [record.threadID]
             record.before = recorder.leadUp(
-                threads: threads, stallStart: episode.busySince, seenAt: episode.busySince + intervals.threshold,
-                symbolicator: Symbolicator.shared)
+                threads: threads, stallStart: episode.busySince, until: now, symbolicator: Symbolicator.shared)
         }
         // A stall reported early (`reportOngoingAfter`) is counted once, at that report.
         let isFinalOfReported = episode.reported

@@ -49,8 +49,8 @@ public struct StallRecord: Codable, Sendable, Equatable {
     /// For a blocked stall, the system call most of its samples found the thread waiting in
     /// ("futex", "clock_nanosleep", "read", …), as `/proc/self/task/<tid>/syscall` names it by number.
     public var waitingIn: String?
-    /// What the stalled thread computed on its way into the stall, from the flight recorder (nil
-    /// without one, or when it holds no sample of the thread in that window).
+    /// Where the stalled thread's CPU went on its way into the stall and during it, from the flight
+    /// recorder (nil without one, or when it holds no sample of the thread in that window).
     public var before: StallLeadUp?
 
     public init(
@@ -82,10 +82,11 @@ public struct StallRecord: Codable, Sendable, Equatable {
 }
 
 /// A stalled thread's CPU samples from a flight recorder, from some seconds before the stall began
-/// until the watchdog saw it (a threshold after it began): where the thread's CPU went as it walked
-/// into the stall. CPU samples only: time it spent blocked shows in the stall's own samples.
+/// until it was recorded: where the thread's CPU went as it walked into the stall (the stall's own
+/// samples start a threshold late). CPU samples only: time it spent blocked is not in them.
 public struct StallLeadUp: Codable, Sendable, Equatable {
-    /// The window, in ns relative to the stall's start: `from` is negative (before it), `to` after.
+    /// The window, in ns relative to the stall's start: `from` is negative (before it), `to` the
+    /// record's time.
     public var fromNanoseconds: Double
     public var toNanoseconds: Double
     /// The recorder's samples a second of a thread's CPU time.

@@ -43,6 +43,16 @@ func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry
         try await target.submit { blockTheEventLoop(milliseconds: ms) }.get()
         return "blocked event-loop-\(loops.index(of: target)) for \(ms) ms\n"
     }
+    // A stall in two phases on the loop: CPU in phase A, then a sleep in phase B. The stall's own
+    // samples start a threshold late; the flight recorder's `before` shows phase A from its start.
+    router.get("phases") { request, context in
+        let (ms, target) = (try milliseconds(request), try loops.loop(for: request, context: context))
+        try await target.submit {
+            computeInPhaseA(milliseconds: ms)
+            blockInPhaseB(milliseconds: ms)
+        }.get()
+        return "computed then blocked on event-loop-\(loops.index(of: target)) for \(ms) ms each\n"
+    }
     router.get("sleep") { request, context in
         let (ms, target) = (try milliseconds(request), try loops.loop(for: request, context: context))
         try await target.submit { sleepOnTheEventLoop(milliseconds: ms) }.get()

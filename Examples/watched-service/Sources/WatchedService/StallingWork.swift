@@ -22,6 +22,22 @@ func computeTheWorkRoute(milliseconds: Int) -> UInt64 {
     return state
 }
 
+/// The first phase of `/phases`: CPU work (its own step, so the optimiser keeps it apart).
+@inline(never)
+func computeInPhaseA(milliseconds: Int) {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    var state: UInt64 = 7
+    while DispatchTime.now().uptimeNanoseconds < end { state = state &* 2_862_933_555_777_941_757 &+ 3 }
+    if state == 42 { print("") }
+}
+
+/// The second phase of `/phases`: a sleep in steps of 5 ms (unlike the other sleeps' bodies).
+@inline(never)
+func blockInPhaseB(milliseconds: Int) {
+    let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    while DispatchTime.now().uptimeNanoseconds < end { usleep(5_000) }
+}
+
 /// Sleeps in a syscall on the calling thread (an event loop): a blocked stall.
 @inline(never)
 func sleepOnTheEventLoop(milliseconds: Int) {

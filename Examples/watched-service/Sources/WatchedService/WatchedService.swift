@@ -56,6 +56,11 @@ struct WatchedService: AsyncParsableCommand {
         help: "Serve whole-process profiles (Go's /debug/pprof routes) on 127.0.0.1 at this port (0: off).")
     var profilePort: Int = 0
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Keep Probe's flight recorder: every thread's recent CPU samples, a stall's `before`, /debug/pprof/flight.")
+    var flightRecorder = true
+
     @Flag(help: "Run without Probe (to measure what watching costs).")
     var noProbe = false
 
@@ -98,7 +103,7 @@ struct WatchedService: AsyncParsableCommand {
             services.append(
                 WatchdogService(
                     watchdogs: watchdogs(group: group), memoryWatch: MemoryWatch(configuration: memory),
-                    profileServer: profiles))
+                    profileServer: profiles, flightRecorder: flightRecorder ? FlightRecorder() : nil))
         }
         let app = Application(
             router: makeRouter(group: group, registry: registry),
