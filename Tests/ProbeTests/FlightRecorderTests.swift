@@ -52,6 +52,40 @@ extension ProcessProfilerTests {
         #expect(decoded.before == before)
     }
 
+    /// A cpu profile taken while a watched thread stalls labels the samples inside the stall with
+    /// `stall_id`, `<watchdog>@<start>` as the record has them.
+    @Test func samplesInsideAStallAreLabelledWithIt() throws {
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "labelled", threshold: .milliseconds(100))
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        try watchdog.start()
+        let taken = Mutex<ProcessProfiler.Profile?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let profile = try? ProcessProfiler().takeProfile(ProfileRequest(duration: .milliseconds(900)))
+            taken.withLock { $0 = profile }
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        thread.run { spinForProbeTest(milliseconds: 500) }
+        done.wait()
+        watchdog.stop()
+        let stall = try #require(collector.all.first)
+        let profile = try #require(taken.withLock { $0 })
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try save(profile.pprof, in: directory, name: "cpu.pb")
+        let id = StallWindows.id(watchdog: "labelled", start: stall.start)
+        let top = try GoPprof.run(["-top", "-tagfocus", "stall_id=\(id)", file.path], in: directory)
+        #expect(top.status == 0, "\(top.stderr)")
+        #expect(
+            try GoPprof.topRows(top.stdout).contains { $0.contains("spinForProbeTest") }, "\(id)\n\(top.stdout)")
+    }
+
     @Test func theFlightProfileIsReadByGoToolPprof() throws {
         let spinning = spinner(name: "flight-spin")
         defer { spinning.finish() }

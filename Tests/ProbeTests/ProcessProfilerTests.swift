@@ -311,8 +311,9 @@ import Testing
         let namedTags = try GoPprof.run(
             ["-tags", try save(named.pprof, in: directory, name: "named.pb").path], in: directory)
         #expect(namedTags.stdout.contains("prof-kinds") && !namedTags.stdout.contains("oot.default-qos"))
-        #expect(!ProfileRequest(duration: .seconds(1), threadKinds: [.pool], threadNames: ["prof"]).selects(
-            threadNamed: "prof-kinds"))
+        #expect(
+            !ProfileRequest(duration: .seconds(1), threadKinds: [.pool], threadNames: ["prof"]).selects(
+                threadNamed: "prof-kinds"))
     }
 
     @Test func threadKindsFollowTheirNames() {

@@ -280,14 +280,17 @@ final class CPUTimerSampling {
 
     private func drain() {
         let interval = Int64(timers.interval)
-        timers.drain { thread, stack, expirations, _ in
+        let stalls = StallWindows.snapshot
+        let threads = timers.threads
+        timers.drain { thread, stack, expirations, time in
             let value = interval * Int64(expirations)
             if stack.isEmpty {
                 samples.failed(.unwindShort, count: expirations, value: value, thread: thread)
             } else {
+                let stall = stalls.isEmpty ? nil : stalls.stall(of: threads[thread].tid, at: time)
                 samples.took(
                     value, samples: Int64(expirations),
-                    on: ProfileSamples.Key(thread: thread, stack: Array(stack), leaf: nil))
+                    on: ProfileSamples.Key(thread: thread, stack: Array(stack), leaf: nil, stall: stall))
             }
         }
     }

@@ -164,12 +164,17 @@ public final class FlightRecorder: Sendable {
         let interval = 1_000_000_000 / UInt64(configuration.rate)
         let now = cprobe_monotonic_ns()
         // Copied under the lock, symbolicated after it: the recorder's thread never waits on symbols.
+        let stalls = StallWindows.snapshot
         let (samples, threads, count, slots, oldest) = ring.withLock { ring in
             var samples = ProfileSamples()
-            ring.forEach { thread, stack, expirations, _ in
+            let threads = ring.threads
+            ring.forEach { thread, stack, expirations, time in
+                let tid = threads.indices.contains(thread) ? threads[thread].tid : 0
                 samples.took(
                     Int64(interval) * Int64(expirations), samples: Int64(expirations),
-                    on: ProfileSamples.Key(thread: thread, stack: Array(stack), leaf: nil))
+                    on: ProfileSamples.Key(
+                        thread: thread, stack: Array(stack), leaf: nil,
+                        stall: stalls.isEmpty ? nil : stalls.stall(of: tid, at: time)))
             }
             return (samples, ring.threads, ring.count, ring.slots, ring.oldestTime)
         }

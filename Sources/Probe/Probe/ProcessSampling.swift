@@ -61,6 +61,9 @@ final class ProcessSampling {
     private var listed = [Int32](repeating: 0, count: 256)
     private var listedCount = 0
     private var samples = ProfileSamples()
+    /// The stalls known at this tick, and its time: the samples inside one are labelled `stall_id`.
+    private var stalls: [StallWindows.Window] = []
+    private var tickTime: UInt64 = 0
     private var ticks = 0
     private var missedTicks = 0
     /// Intervals the coming tick stands for: 1, more after ticks skipped behind a slow one, so a
@@ -143,6 +146,8 @@ final class ProcessSampling {
     /// One look at every thread: what the sampling thread does each tick.
     func tick() {
         ticks += 1
+        tickTime = cprobe_monotonic_ns()
+        stalls = StallWindows.snapshot
         refreshThreads()
         pending.removeAll(keepingCapacity: true)
         for index in threads.indices where threads[index].alive {
@@ -201,7 +206,8 @@ final class ProcessSampling {
         case .skipped, .deferred:
             return
         case .stack(_, let leaf):
-            samples.took(span, on: ProfileSamples.Key(thread: index, stack: lastStack, leaf: leaf))
+            let stall = stalls.isEmpty ? nil : stalls.stall(of: threads[index].tid, at: tickTime)
+            samples.took(span, on: ProfileSamples.Key(thread: index, stack: lastStack, leaf: leaf, stall: stall))
         case .failed(let failure, _):
             samples.failed(failure, value: span, thread: index)
         }

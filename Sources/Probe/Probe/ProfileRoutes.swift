@@ -109,7 +109,8 @@ package enum ProfileRoute: Equatable {
         }
         return .success(
             ProfileRequest(
-                duration: .seconds(seconds), rate: rate, mode: mode, threadKinds: threadKinds, threadNames: threadNames))
+                duration: .seconds(seconds), rate: rate, mode: mode, threadKinds: threadKinds, threadNames: threadNames)
+        )
     }
 
     /// Digits only (at most 9, so no overflow): `+5`, `-1`, `1e9`, `0x10` and ` 5` are not numbers here.

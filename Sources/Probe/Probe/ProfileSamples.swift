@@ -7,11 +7,13 @@ import ProbeRecords
 /// Plain data: the wall sampler (``ProcessSampling``) and the cpu sampler (``CPUTimerSampling``) fill it.
 struct ProfileSamples {
     /// A distinct stack of one thread (an index into the sampler's threads; ``unknownThread`` when
-    /// the thread is not known), with a stand-in leaf (`[syscall read]`, `[not sampled: …]`).
+    /// the thread is not known), with a stand-in leaf (`[syscall read]`, `[not sampled: …]`) and the
+    /// stall it fell in (``StallWindows``).
     struct Key: Hashable {
         var thread: Int
         var stack: [UInt]
         var leaf: String?
+        var stall: String? = nil
     }
 
     /// A thread as the profile's labels name it.
@@ -93,8 +95,9 @@ struct ProfileSamples {
                 let thread = threads.indices.contains(key.thread) ? threads[key.thread] : Thread(tid: 0, name: "?")
                 labelsByThread[key.thread] = Self.labels(name: thread.name, tid: thread.tid)
             }
-            return ProcessProfileEncoding.Sample(
-                frames: frames, values: [entry.samples, entry.value], labels: labelsByThread[key.thread]!)
+            var labels = labelsByThread[key.thread]!
+            if let stall = key.stall { labels.append(.init(key: "stall_id", value: .string(stall))) }
+            return ProcessProfileEncoding.Sample(frames: frames, values: [entry.samples, entry.value], labels: labels)
         }
         let profile = ProcessProfileEncoding.profile(
             samples, sampleTypes: [PprofProfile.ValueType(type: "samples", unit: "count"), valueType],

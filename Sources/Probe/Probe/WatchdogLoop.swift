@@ -268,7 +268,15 @@ final class WatchdogLoop: @unchecked Sendable {
         let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0
         current.lastSeen = now
-        if effective >= intervals.threshold { current.confirmed = true }
+        if effective >= intervals.threshold, !current.confirmed {
+            current.confirmed = true
+            // Profiles label their samples inside it (`stall_id`); a virtual clock's stall has none.
+            if clock is SystemWatchdogClock, let thread = current.threadID, !current.isPoolStarvation {
+                StallWindows.begin(
+                    thread: thread, id: StallWindows.id(watchdog: configuration.name, start: current.startDate),
+                    start: current.busySince)
+            }
+        }
         if effective >= intervals.samplingAge, now >= current.nextSampleAt, !current.samplingDone {
             if !current.sampling {
                 current.sampling = true
@@ -297,6 +305,7 @@ final class WatchdogLoop: @unchecked Sendable {
             record.before = recorder.leadUp(
                 threads: threads, stallStart: episode.busySince, until: now, symbolicator: Symbolicator.shared)
         }
+        if !early, let thread = episode.threadID { StallWindows.end(thread: thread, start: episode.busySince, at: now) }
         // A stall reported early (`reportOngoingAfter`) is counted once, at that report.
         let isFinalOfReported = episode.reported
         if !isFinalOfReported { watchdog.record(record) } else { watchdog.replaceLatest(with: record) }
