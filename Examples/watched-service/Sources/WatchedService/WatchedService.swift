@@ -58,7 +58,8 @@ struct WatchedService: AsyncParsableCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Keep Probe's flight recorder: every thread's recent CPU samples, a stall's `before`, /debug/pprof/flight.")
+        help:
+            "Keep Probe's flight recorder: every thread's recent CPU samples, a stall's `before`, /debug/pprof/flight.")
     var flightRecorder = true
 
     @Flag(help: "Run without Probe (to measure what watching costs).")
