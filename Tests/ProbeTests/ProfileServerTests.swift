@@ -407,10 +407,16 @@ struct ProfileServerTests {
         let port = try #require(lines.first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst("port=".count)) })
         #expect(blocked == ProcessInfo.processInfo.activeProcessorCount, "\(text)")
         #expect(TestHTTP.get(port, "/health")?.status == 200)
-        let profile = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1"))
+        // A wall profile, served within its seconds + 1 s, shows the blocked handlers' function.
+        let asked = DispatchTime.now().uptimeNanoseconds
+        let profile = try #require(TestHTTP.get(port, "/debug/pprof/profile?seconds=1&mode=wall"))
+        let answered = Double(DispatchTime.now().uptimeNanoseconds - asked) / 1e9
         #expect(profile.status == 200)
-        #expect(try TestHTTP.gunzip(profile.body) == Data("helper profile".utf8))
-        #expect(TestHTTP.get(port, "/debug/pprof/goroutine?debug=2")?.text.hasPrefix("thread 1 ") == true)
+        #expect(answered < 2, "answered after \(answered) s")
+        let pprof = String(decoding: try TestHTTP.gunzip(profile.body), as: UTF8.self)
+        #expect(pprof.contains("waitInsideTaskInHelper"), "the blocked handlers are not in the profile")
+        let dump = try #require(TestHTTP.get(port, "/debug/pprof/goroutine?debug=2")?.text)
+        #expect(dump.hasPrefix("thread ") && dump.contains("waitInsideTaskInHelper"), "\(dump.prefix(2000))")
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

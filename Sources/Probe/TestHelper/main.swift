@@ -133,18 +133,10 @@ func starvePool(stallsPath: String) {
 }
 
 /// What the helper's profile server serves.
-struct HelperProfileSource: ProfileSource {
-    func profile(_ request: ProfileRequest, isCancelled: @escaping @Sendable () -> Bool) throws -> Data? {
-        Data("helper profile".utf8)
-    }
-    func threadDumpText() -> String { "thread 1 [probe-test-helper, S (sleeping)]:\n" }
-    func threadDumpProfile() -> Data { Data() }
-}
-
-/// A ProfileServer in a process whose every cooperative-pool thread is blocked: the test asks it
-/// for a profile from outside, then closes stdin to end it.
+/// A ProfileServer (the real profiler) in a process whose every cooperative-pool thread is blocked:
+/// the test asks it for a wall profile and a thread dump from outside, then closes stdin to end it.
 func serveStarved() {
-    let server = ProfileServer(configuration: .init(), source: HelperProfileSource())
+    let server = ProfileServer(configuration: .init())
     do { try server.start() } catch {
         print("error: \(error)")
         exit(1)
