@@ -140,7 +140,7 @@ public final class FlightRecorder: Sendable {
             let names = timers.threads.map { ProfileSamples.Thread(tid: $0.tid, name: $0.name) }
             let oldest = ring.withLock { ring in
                 ring.drainTimers()
-                ring.name(names)
+                ring.name(names, untimed: timers.threads.filter { $0.alive && $0.untimed != nil }.count)
                 ring.forget(olderThan: now.saturatingSubtract(keep))
                 return ring.oldestTime ?? now
             }
@@ -165,7 +165,7 @@ public final class FlightRecorder: Sendable {
         let now = cprobe_monotonic_ns()
         // Copied under the lock, symbolicated after it: the recorder's thread never waits on symbols.
         let stalls = StallWindows.snapshot
-        let (samples, threads, count, slots, oldest) = ring.withLock { ring in
+        let (samples, threads, count, slots, oldest, untimed) = ring.withLock { ring in
             var samples = ProfileSamples()
             let threads = ring.threads
             ring.forEach { thread, stack, expirations, time in
@@ -176,14 +176,14 @@ public final class FlightRecorder: Sendable {
                         thread: thread, stack: Array(stack), leaf: nil,
                         stall: stalls.isEmpty ? nil : stalls.stall(of: tid, at: time)))
             }
-            return (samples, ring.threads, ring.count, ring.slots, ring.oldestTime)
+            return (samples, ring.threads, ring.count, ring.slots, ring.oldestTime, ring.untimedThreads)
         }
         let span = oldest.map { now.saturatingSubtract($0) } ?? 0
         return samples.profile(
             mode: .cpu, interval: interval, threads: threads, start: Date().addingTimeInterval(-Double(span) / 1e9),
             durationNanos: span,
             summary:
-                "probe flight recorder: rate=\(configuration.rate)Hz samples=\(count) capacity=\(slots) window=\(span / 1_000_000)ms",
+                "probe flight recorder: rate=\(configuration.rate)Hz samples=\(count) capacity=\(slots) window=\(span / 1_000_000)ms untimed_threads=\(untimed)",
             symbolicator: .shared
         ).pprof
     }
@@ -228,6 +228,8 @@ struct FlightRing: ~Copyable {
     private var tail = 0
     /// Each thread index's id and name, as the timers last named it.
     private(set) var threads: [ProfileSamples.Thread] = []
+    /// Live threads that have no timer (they block the signal): never in the ring.
+    private(set) var untimedThreads = 0
     /// The running recorder's timer set (-1 when stopped), drained into this ring.
     private var timerSet: Int32 = -1
     private let scratch = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: CPUTimers.drainBatch)
@@ -249,7 +251,10 @@ struct FlightRing: ~Copyable {
     mutating func attach(timerSet: Int32) { self.timerSet = timerSet }
 
     /// Takes the timers' thread table (indices may have been given to new threads).
-    mutating func name(_ threads: [ProfileSamples.Thread]) { self.threads = threads }
+    mutating func name(_ threads: [ProfileSamples.Thread], untimed: Int) {
+        self.threads = threads
+        untimedThreads = untimed
+    }
 
     /// Moves the timers' samples into the ring: the lock's holder is the set's one drainer.
     mutating func drainTimers() {
