@@ -11,8 +11,8 @@ import PerfReport
 struct BusyMachine: Equatable, Sendable {
     /// Busy when, on average over the edges of a side's samples, more than this many other tasks were
     /// runnable beyond the CPUs the claim leaves free: at half a task, other work wanted one of the
-    /// claim's CPUs at least half the time. A quiet machine stays near 0; one CPU-bound neighbour is
-    /// about 1.
+    /// claim's CPUs at least half the time. Nothing else running reads near 0, light other work about
+    /// 0.3, one CPU-bound neighbour about 1.
     static let excessRunnable = 0.5
 
     /// One measured case: its samples' mean `Sample.otherRunnableTasks` (nil when a sample lacks it:
