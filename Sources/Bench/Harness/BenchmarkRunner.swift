@@ -207,6 +207,7 @@ public final class BenchmarkRunner {
         _ instance: any BenchmarkInstance, iterations: Int, label: String, regionCounter: (any RegionCounter)?
     ) -> Sample {
         let allocationCounter = configuration.allocationCounter
+        let runnableBefore = RunnableTasks.others()
         let switchesBefore = ContextSwitches.now()
         let cpuBefore = MonotonicClock.processCPU()
         allocationCounter?.start()
@@ -219,6 +220,9 @@ public final class BenchmarkRunner {
         let counts = regionCounter?.read(label: label)
         let cpuAfter = MonotonicClock.processCPU()
         let switchesAfter = ContextSwitches.now()
+        let runnableAfter = RunnableTasks.others()
+        var otherRunnable: Double? = nil
+        if let runnableBefore, let runnableAfter { otherRunnable = Double(runnableBefore + runnableAfter) / 2 }
         return Sample(
             iterations: iterations,
             wallNanoseconds: max(0, Double(end - start) - clockOverheadNanoseconds),
@@ -228,6 +232,7 @@ public final class BenchmarkRunner {
             allocations: allocations?.count,
             allocatedBytes: allocations?.bytes,
             instructions: counts?.instructions,
-            cycles: counts?.cycles)
+            cycles: counts?.cycles,
+            otherRunnableTasks: otherRunnable)
     }
 }

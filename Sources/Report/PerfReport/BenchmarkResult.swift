@@ -89,12 +89,17 @@ public struct Sample: Codable, Sendable, Equatable {
     /// (`run --processes N`): samples of one process share its hash seed, memory layout and the
     /// machine's state of that moment, so they vary less among themselves than between processes.
     public var process: Int?
+    /// How many other tasks of the machine were runnable (running or waiting for a CPU) as the
+    /// sample began and as it ended, averaged: the running count of `/proc/loadavg` less the thread
+    /// that took the sample (Linux; nil elsewhere). Other processes' work competing for the CPUs a
+    /// many-thread benchmark needs (docs/dispatchbench-findings.md#claims-on-a-busy-machine).
+    public var otherRunnableTasks: Double?
 
     public init(
         iterations: Int, wallNanoseconds: Double, cpuNanoseconds: Double? = nil,
         voluntaryContextSwitches: Int? = nil, involuntaryContextSwitches: Int? = nil, allocations: Int? = nil,
         allocatedBytes: Int? = nil, instructions: Double? = nil, cycles: Double? = nil, round: Int? = nil,
-        process: Int? = nil
+        process: Int? = nil, otherRunnableTasks: Double? = nil
     ) {
         self.iterations = iterations
         self.wallNanoseconds = wallNanoseconds
@@ -107,6 +112,7 @@ public struct Sample: Codable, Sendable, Equatable {
         self.cycles = cycles
         self.round = round
         self.process = process
+        self.otherRunnableTasks = otherRunnableTasks
     }
 
     public var wallNanosecondsPerOperation: Double { wallNanoseconds / Double(max(iterations, 1)) }

@@ -153,7 +153,9 @@ let lockCases: [ClaimedBenchmark] = lockReadPercents.flatMap { readPercent in
                 note: { result, all in
                     guard mechanism == .concurrentBarrier else { return "" }
                     return barrierSummary(all)
-                }))
+                }),
+            // Contending threads (or tasks) time the mechanism only when each has a CPU.
+            cpusNeeded: { parameter in parameter ?? 2 })
     }
 }
 
