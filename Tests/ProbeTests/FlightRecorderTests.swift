@@ -115,7 +115,7 @@ extension ProcessProfilerTests {
         first.stop()
         #expect(FlightRecorder.running == nil)
         #expect(eventually { Self.threads(named: "probe-flight") == 0 && Self.taskDescriptors() == 0 })
-        #expect(Self.cpuTimers() == timersBefore)
+        #expect(Self.cpuTimers() == timersBefore, "\(ThreadInfo.read("/proc/self/timers") ?? "")")
         let error = #expect(throws: ProcessProfiler.ProfileError.self) { try recorder(rate: 0).start() }
         #expect(error?.kind == .invalidRate && error?.parameter == "rate")
     }

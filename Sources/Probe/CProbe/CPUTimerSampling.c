@@ -96,7 +96,9 @@ int cprobe_timer_signal_self(int index, int signo, int32_t thread) {
     return 0;
 }
 
-int cprobe_timer_arm(int index, int signo, pid_t tid, int32_t thread, uint64_t interval_ns, void **timer) {
+// The timer syscalls themselves, not glibc's wrappers: their timer_t turns the kernel's id 0 into
+// a null pointer, and the thread-directed notification needs the kernel's sigevent layout anyway.
+int cprobe_timer_arm(int index, int signo, pid_t tid, int32_t thread, uint64_t interval_ns, int *timer) {
     if (index < 0 || index >= CPROBE_TIMER_SETS || thread < 0 || thread >= CPROBE_TIMER_THREADS) return EINVAL;
     if (interval_ns == 0) return EINVAL;
     // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) from the kernel's posix-timers.h: the thread's
@@ -107,27 +109,23 @@ int cprobe_timer_arm(int index, int signo, pid_t tid, int32_t thread, uint64_t i
     event.sigev_notify = SIGEV_THREAD_ID;
     event.sigev_signo = signo;
     event.sigev_value.sival_ptr = signal_value(index, thread);
-#ifdef sigev_notify_thread_id
-    event.sigev_notify_thread_id = tid;
-#else
     event._sigev_un._tid = tid;
-#endif
-    timer_t created;
-    if (timer_create(clock, &event, &created) != 0) return errno;
+    int created = -1;
+    if (syscall(SYS_timer_create, clock, &event, &created) != 0) return errno;
     struct itimerspec period = {
         .it_interval = {(time_t)(interval_ns / 1000000000ULL), (long)(interval_ns % 1000000000ULL)},
         .it_value = {(time_t)(interval_ns / 1000000000ULL), (long)(interval_ns % 1000000000ULL)},
     };
-    if (timer_settime(created, 0, &period, NULL) != 0) {
+    if (syscall(SYS_timer_settime, created, 0, &period, NULL) != 0) {
         int error = errno;
-        timer_delete(created);
+        syscall(SYS_timer_delete, created);
         return error;
     }
-    *timer = (void *)created;
+    *timer = created;
     return 0;
 }
 
-int cprobe_timer_disarm(void *timer) { return timer_delete((timer_t)timer) == 0 ? 0 : errno; }
+int cprobe_timer_disarm(int timer) { return syscall(SYS_timer_delete, timer) == 0 ? 0 : errno; }
 
 int cprobe_timer_handle(int signo, const void *raw_info, void *context) {
     (void)signo;

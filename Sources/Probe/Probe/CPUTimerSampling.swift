@@ -11,8 +11,8 @@ final class CPUTimers {
     struct Tracked {
         var tid: Int32
         var name: String
-        /// Its CPU-clock timer; nil when it has none.
-        fileprivate var timer: UnsafeMutableRawPointer?
+        /// Its CPU-clock timer (the kernel's id); nil when it has none.
+        fileprivate var timer: Int32?
         /// Why it has no timer; its CPU time from ``cpuAtStart`` to ``cpuLatest`` went unsampled.
         var untimed: ProcessProfiler.SampleFailure?
         var cpuAtStart: Int64
@@ -174,7 +174,7 @@ final class CPUTimers {
             // A timer's signal would wait, pending, until the thread unblocks it: no timer at all.
             thread.untimed = .signalBlocked
         } else {
-            var timer: UnsafeMutableRawPointer?
+            var timer: Int32 = -1
             let error = cprobe_timer_arm(set, signal, tid, Int32(index), interval, &timer)
             if error == 0 {
                 thread.timer = timer

@@ -86,19 +86,23 @@ public final class FlightRecorder: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let configuration = configuration
         ProbeThreads.start(name: "probe-flight") { [self] in
-            defer { finished.signal() }
-            let timers: CPUTimers
-            do throws(ProcessProfiler.ProfileError) {
-                timers = try CPUTimers(
-                    signal: configuration.signal, interval: 1_000_000_000 / UInt64(configuration.rate))
-            } catch {
-                started.withLock { $0 = .failure(error) }
+            // The timers are gone (deleted, the handler's reference dropped) before `stop` returns.
+            do {
+                let timers: CPUTimers
+                do throws(ProcessProfiler.ProfileError) {
+                    timers = try CPUTimers(
+                        signal: configuration.signal, interval: 1_000_000_000 / UInt64(configuration.rate))
+                } catch {
+                    started.withLock { $0 = .failure(error) }
+                    ready.signal()
+                    finished.signal()
+                    return
+                }
+                started.withLock { $0 = .success(()) }
                 ready.signal()
-                return
+                record(with: timers, wake: wake)
             }
-            started.withLock { $0 = .success(()) }
-            ready.signal()
-            record(with: timers, wake: wake)
+            finished.signal()
         }
         ready.wait()
         if case .failure(let error) = started.withLock({ $0 })! {

@@ -38,10 +38,11 @@ void cprobe_timer_set_release(int set);
 
 /// Creates a timer on thread `tid`'s CPU clock (CLOCK_THREAD_CPUTIME_ID of that thread) that
 /// sends `signo` to that thread every `interval_ns` of its CPU time; the sample it takes goes to
-/// `set`'s ring under `thread`. Returns 0 and the timer in `*timer`, or an errno value.
-int cprobe_timer_arm(int set, int signo, pid_t tid, int32_t thread, uint64_t interval_ns, void **timer);
+/// `set`'s ring under `thread`. Returns 0 and the kernel's timer id (0 or more) in `*timer`, or an
+/// errno value.
+int cprobe_timer_arm(int set, int signo, pid_t tid, int32_t thread, uint64_t interval_ns, int *timer);
 /// Deletes a timer from `cprobe_timer_arm`. Returns 0 or an errno value.
-int cprobe_timer_disarm(void *timer);
+int cprobe_timer_disarm(int timer);
 
 /// Moves up to `capacity` finished samples out of `set`'s ring into `out`, oldest first.
 /// One drainer per set. Returns how many.
