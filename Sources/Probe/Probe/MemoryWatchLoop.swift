@@ -76,12 +76,23 @@ final class MemoryWatchLoop: @unchecked Sendable {
                     trigger = -1
                 }
             }
-            judge(measure(), pressureEvent: pressureEvent)
+            check(pressureEvent: pressureEvent)
         }
+        finish()
+    }
+
+    /// Closes every descriptor the loop holds and marks the breadcrumb clean: the thread's last act.
+    func finish() {
         if trigger >= 0 { close(trigger) }
+        trigger = -1
         close(stopFD)
         close(stopWriter)
         breadcrumb?.close(clean: true)
+    }
+
+    /// One check as the thread makes it between polls (read the figures, keep them, decide warnings).
+    func check(pressureEvent: Bool = false) {
+        judge(measure(), pressureEvent: pressureEvent)
     }
 
     struct Measurement {
@@ -188,4 +199,26 @@ final class MemoryWatchLoop: @unchecked Sendable {
         var boottime: UInt64 = 0
         return cprobe_startup_mark_at(count - 1, &name, &boottime) == 0 ? name : nil
     }
+}
+
+/// The memory watch's check on the calling thread, for the benchmarks: this process's real cgroup
+/// and PSI file, no trigger or breadcrumb, gauges into the bootstrapped metrics backend.
+@_spi(Benchmarks) public final class MemoryChecks {
+    private let loop: MemoryWatchLoop
+
+    public init() {
+        let configuration = MemoryWatchConfiguration(name: "benchmark")
+        let discovery = MemoryCgroup.find()
+        loop = MemoryWatchLoop(
+            configuration: configuration, cgroup: discovery.cgroup, pressureFile: discovery.pressureFile, trigger: -1,
+            breadcrumb: nil, outlets: MemoryOutlets(configuration: configuration), state: MemoryWatchState())
+    }
+
+    /// Makes `count` checks.
+    public func check(_ count: Int) {
+        for _ in 0..<count { loop.check() }
+    }
+
+    /// Closes what the checks keep open.
+    public func close() { loop.finish() }
 }
