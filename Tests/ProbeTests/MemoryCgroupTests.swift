@@ -120,4 +120,146 @@ struct MemoryCgroupTests {
         watch.stop()
         #expect(throws: (any Error).self) { try metrics.expectGauge("probe_memory_limit_bytes", [("watch", "bare")]) }
     }
+
+    /// The same files read twice through kept descriptors: the second reading shows what was
+    /// rewritten in between, and nothing stays open once the files are closed.
+    @Test func keptDescriptorsReadTheFileAfresh() throws {
+        let copy = try Self.copyOfFixture("v2")
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let cgroup = try #require(MemoryCgroup.find(root: copy).cgroup)
+        let files = KeptFiles(capacity: 16)  // memory.events fills it: the buffer grows
+        let reader = MemoryCgroup.Reader(cgroup: cgroup, files: files)
+        let first = reader.read()
+        #expect(first == cgroup.read())
+        #expect(files.openCount == 5)  // memory.current, three memory.max up to the root (none there), memory.events
+
+        try Self.rewrite(cgroup.directory + "/memory.current", "500000000\n")
+        try Self.rewrite(
+            cgroup.directory + "/memory.events", "low 0\nhigh 3\nmax 1850\noom 2\noom_kill 1\noom_group_kill 0\n")
+        try Self.rewrite(copy + "/sys/fs/cgroup/kubepods.slice/memory.max", "max\n")
+        let second = reader.read()
+        #expect(second.usageBytes == 500_000_000)
+        #expect(second.limitBytes == 1 << 30)  // the container's own, the slice's now gone
+        #expect(second.events["high"] == 3 && second.events["max"] == 1850)
+        #expect(second == cgroup.read())
+        #expect(reader.read() == second)
+
+        files.closeAll()
+        #expect(files.openCount == 0)
+        #expect(Self.descriptors(under: copy).isEmpty)
+    }
+
+    /// v1's files through kept descriptors: the failure count and the OOM kills rewritten between checks.
+    @Test func keptDescriptorsOnV1() throws {
+        let copy = try Self.copyOfFixture("v1-hybrid")
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let cgroup = try #require(MemoryCgroup.find(root: copy).cgroup)
+        let files = KeptFiles()
+        let reader = MemoryCgroup.Reader(cgroup: cgroup, files: files)
+        #expect(reader.read() == cgroup.read())
+        try Self.rewrite(cgroup.directory + "/memory.failcnt", "17\n")
+        try Self.rewrite(cgroup.directory + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+        try Self.rewrite(cgroup.directory + "/memory.usage_in_bytes", "1000000\n")
+        let reading = reader.read()
+        #expect(reading.events == ["max": 17, "oom_kill": 2] && reading.usageBytes == 1_000_000)
+        #expect(reading.limitBytes == 256 << 20)
+        files.closeAll()
+        #expect(Self.descriptors(under: copy).isEmpty)
+    }
+
+    /// A running watch sees a file rewritten between its checks, and leaves no descriptor open
+    /// after `stop()`.
+    @Test func aWatchReadsRewrittenFilesAndClosesThemAtStop() async throws {
+        let copy = try Self.copyOfFixture("v2")
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        var configuration = MemoryWatchConfiguration(name: "kept")
+        configuration.fileSystemRoot = copy
+        configuration.metrics = false
+        configuration.checkInterval = .milliseconds(10)
+        let watch = MemoryWatch(configuration: configuration)
+        try watch.start()
+        #expect(try await Self.eventually { watch.latest?.usageBytes == 490_733_568 })
+        #expect(!Self.descriptors(under: copy).isEmpty)
+        try Self.rewrite(copy + "/sys/fs/cgroup/kubepods.slice/pod1/app/memory.current", "123456789\n")
+        #expect(try await Self.eventually { watch.latest?.usageBytes == 123_456_789 })
+        watch.stop()
+        #expect(Self.descriptors(under: copy).isEmpty)
+    }
+
+    /// The byte parsers read what the String ones before them read.
+    @Test func byteParsersReadAsStringsDid() throws {
+        for text in [
+            "0\n", " 42 \n", "max\n", "+7", "-0", "-3", "", "\n", "12a", "18446744073709551615", "18446744073709551616",
+        ] {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let expected = trimmed == "max" ? UInt64.max : UInt64(trimmed)
+            var copy = text
+            #expect(copy.withUTF8 { MemoryCgroup.number(in: UnsafeRawBufferPointer($0)) } == expected, "\(text)")
+        }
+        let keyed = "a 1\nb  2\n\nc 3 4\nd x\ne\t5\n a 6\nf 7\r\n"
+        var expected: [String: UInt64] = [:]
+        for line in keyed.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = UInt64(parts[1]) { expected[String(parts[0])] = value }
+        }
+        #expect(MemoryCgroup.parseKeyedCounts(keyed) == expected)
+        var averages = 0
+        for hundredths in 0...10_000 {
+            let text = "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+            var copy = text
+            let parsed = copy.withUTF8 { ByteText.double(UnsafeRawBufferPointer($0)) }
+            #expect(parsed == Double(text), "\(text)")
+            averages += 1
+        }
+        #expect(averages == 10_001)
+        for text in ["1e3", ".5", "5.", "nan", "inf", "0x1p3", "12345678901234567890.5", "abc", ""] {
+            var copy = text
+            #expect(
+                copy.withUTF8 { ByteText.double(UnsafeRawBufferPointer($0)) }.map(\.bitPattern)
+                    == Double(text).map(\.bitPattern), "\(text)")
+        }
+        let pressure =
+            "some avg10=1.50 avg60=0.25 avg300=0.00 total=99\nfull avg10=0.10 avg60=0.00 avg300=0.00 total=7\n"
+        #expect(
+            PressureStall.parse(pressure)
+                == PressureStall(
+                    someAvg10: 1.5, someAvg60: 0.25, someAvg300: 0, someTotalMicroseconds: 99, fullAvg10: 0.1,
+                    fullTotalMicroseconds: 7))
+        #expect(PressureStall.parse("full avg10=1.00 total=3\n") == nil)
+        #expect(PressureStall.parse("some avg10= avg60=2.00\n") == nil)
+    }
+
+    static func copyOfFixture(_ name: String) throws -> String {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(name)-\(UUID().uuidString)")
+            .path
+        try FileManager.default.copyItem(atPath: fixtures + "/" + name, toPath: copy)
+        return copy
+    }
+
+    /// Rewrites `path` in place (the same inode, as the kernel's files stay).
+    static func rewrite(_ path: String, _ text: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    /// This process's descriptors open on files under `directory`.
+    static func descriptors(under directory: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                target.hasPrefix(directory)
+            else { return nil }
+            return target
+        }
+    }
+
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
 }

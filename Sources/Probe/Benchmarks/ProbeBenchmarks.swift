@@ -114,6 +114,13 @@ public let probeSuite = BenchmarkSuite(
             setup: { _ in try BreadcrumbUpdate() },
             body: { target, iterations in target.update(iterations) },
             teardown: { $0.close() }),
+        // One check of the memory watch's thread on this process's real cgroup: read usage, limit,
+        // events, RSS and PSI averages, then keep them and decide warnings (no breadcrumb).
+        Benchmark(
+            "Probe/memory/check",
+            setup: { _ in MemoryChecks() },
+            body: { checks, iterations in checks.check(iterations) },
+            teardown: { $0.close() }),
         Benchmark("Probe/startup/mark-x64") { iterations in
             for _ in 0..<iterations {
                 Startup.resetForBenchmarks()

@@ -106,36 +106,107 @@ struct MemoryCgroup: Sendable, Equatable {
         return PressureStall.parse(text) != nil
     }
 
+    /// Reads the cgroup once, its files opened and closed (the watch keeps them: ``Reader``).
     func read() -> Reading {
-        switch version {
-        case .v2:
-            let usage = Self.number(in: directory + "/memory.current")
-            var limit: UInt64?
-            // The tightest memory.max on the way up (the hierarchy's root has none).
-            var current = directory
-            while current.count >= mountPoint.count {
-                if let max = Self.number(in: current + "/memory.max"), max < Self.noLimit {
-                    limit = Swift.min(limit ?? max, max)
+        Reader(cgroup: self, files: KeptFiles()).read()
+    }
+
+    /// The cgroup's files kept open in a ``KeptFiles`` for a reading at every check: a `pread`
+    /// each, parsed as bytes, and the last events dictionary kept while the counts stay the same.
+    /// Used by one thread at a time, as its `KeptFiles`.
+    final class Reader {
+        let cgroup: MemoryCgroup
+        private let files: KeptFiles
+        /// memory.current (v2) or memory.usage_in_bytes (v1).
+        private let usage: Int
+        /// v2: memory.max of the cgroup and of each ancestor up to the mount point; v1:
+        /// memory.limit_in_bytes (read when memory.stat has no hierarchical_memory_limit).
+        private let limits: [Int]
+        /// v1: memory.stat and memory.failcnt.
+        private let stat: Int?
+        private let failures: Int?
+        /// memory.events (v2) or memory.oom_control (v1).
+        private let events: Int
+        private var lastEvents: [String: UInt64] = [:]
+        /// v2: the memory.events bytes `lastEvents` was parsed from.
+        private var lastEventBytes: [UInt8] = []
+
+        init(cgroup: MemoryCgroup, files: KeptFiles) {
+            self.cgroup = cgroup
+            self.files = files
+            let directory = cgroup.directory
+            switch cgroup.version {
+            case .v2:
+                usage = files.add(directory + "/memory.current")
+                var limits: [Int] = []
+                // The tightest memory.max on the way up (the hierarchy's root has none).
+                var current = directory
+                while current.count >= cgroup.mountPoint.count {
+                    limits.append(files.add(current + "/memory.max"))
+                    guard current != cgroup.mountPoint, let slash = current.lastIndex(of: "/") else { break }
+                    current = String(current[..<slash])
                 }
-                guard current != mountPoint, let slash = current.lastIndex(of: "/") else { break }
-                current = String(current[..<slash])
+                self.limits = limits
+                (stat, failures) = (nil, nil)
+                events = files.add(directory + "/memory.events")
+            case .v1:
+                usage = files.add(directory + "/memory.usage_in_bytes")
+                // hierarchical_memory_limit counts the ancestors' limits too.
+                stat = files.add(directory + "/memory.stat")
+                limits = [files.add(directory + "/memory.limit_in_bytes")]
+                failures = files.add(directory + "/memory.failcnt")
+                events = files.add(directory + "/memory.oom_control")
             }
-            let events = ThreadInfo.read(directory + "/memory.events").map(Self.parseKeyedCounts) ?? [:]
-            return Reading(usageBytes: usage, limitBytes: limit, events: events)
-        case .v1:
-            let usage = Self.number(in: directory + "/memory.usage_in_bytes")
-            // hierarchical_memory_limit counts the ancestors' limits too.
-            let stat = ThreadInfo.read(directory + "/memory.stat").map(Self.parseKeyedCounts) ?? [:]
-            let limit = stat["hierarchical_memory_limit"] ?? Self.number(in: directory + "/memory.limit_in_bytes")
-            var events: [String: UInt64] = [:]
-            if let failures = Self.number(in: directory + "/memory.failcnt") { events["max"] = failures }
-            if let oom = ThreadInfo.read(directory + "/memory.oom_control").map(Self.parseKeyedCounts),
-                let kills = oom["oom_kill"]
-            {
-                events["oom_kill"] = kills
+        }
+
+        func read() -> Reading {
+            let usageBytes = number(usage)
+            switch cgroup.version {
+            case .v2:
+                var limit: UInt64?
+                for file in limits {
+                    if let max = number(file), max < MemoryCgroup.noLimit { limit = Swift.min(limit ?? max, max) }
+                }
+                return Reading(usageBytes: usageBytes, limitBytes: limit, events: keyedEvents())
+            case .v1:
+                let hierarchical = stat.flatMap { stat in
+                    files.read(stat) { MemoryCgroup.lastCount(of: "hierarchical_memory_limit", in: $0) } ?? nil
+                }
+                let limit = hierarchical ?? number(limits[0])
+                let failed = failures.flatMap { number($0) }
+                let kills = files.read(events) { MemoryCgroup.lastCount(of: "oom_kill", in: $0) } ?? nil
+                // The same counts as last time: the same dictionary, none made.
+                let count = (failed == nil ? 0 : 1) + (kills == nil ? 0 : 1)
+                if lastEvents.count != count || lastEvents["max"] != failed || lastEvents["oom_kill"] != kills {
+                    var events: [String: UInt64] = [:]
+                    if let failed { events["max"] = failed }
+                    if let kills { events["oom_kill"] = kills }
+                    lastEvents = events
+                }
+                return Reading(
+                    usageBytes: usageBytes, limitBytes: limit.flatMap { $0 < MemoryCgroup.noLimit ? $0 : nil },
+                    events: lastEvents)
             }
-            return Reading(
-                usageBytes: usage, limitBytes: limit.flatMap { $0 < Self.noLimit ? $0 : nil }, events: events)
+        }
+
+        private func number(_ file: Int) -> UInt64? {
+            files.read(file, MemoryCgroup.number) ?? nil
+        }
+
+        /// memory.events as a dictionary, parsed only when its bytes differ from the last ones.
+        private func keyedEvents() -> [String: UInt64] {
+            let same = files.read(events) { bytes -> Bool in
+                if bytes.elementsEqual(lastEventBytes) { return true }
+                lastEventBytes.removeAll(keepingCapacity: true)
+                lastEventBytes.append(contentsOf: bytes)
+                lastEvents = MemoryCgroup.keyedCounts(in: bytes)
+                return false
+            }
+            if same == nil {
+                lastEventBytes.removeAll(keepingCapacity: true)
+                lastEvents = [:]
+            }
+            return lastEvents
         }
     }
 
@@ -147,20 +218,39 @@ struct MemoryCgroup: Sendable, Equatable {
         }
     }
 
-    static func number(in path: String) -> UInt64? {
-        guard let text = ThreadInfo.read(path) else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed == "max" ? UInt64.max : UInt64(trimmed)
+    /// A file holding one number, or `max` (v2's "no limit", read as `UInt64.max`), white space around.
+    static func number(in bytes: UnsafeRawBufferPointer) -> UInt64? {
+        let trimmed = ByteText.trimmed(bytes)
+        return ByteText.equals(trimmed, "max") ? UInt64.max : ByteText.decimal(trimmed)
     }
 
     /// "key value" lines (memory.events, memory.stat, memory.oom_control).
     static func parseKeyedCounts(_ text: String) -> [String: UInt64] {
+        var text = text
+        return text.withUTF8 { keyedCounts(in: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The "key value" lines of `bytes` whose value is a number (a later line of a key wins).
+    static func keyedCounts(in bytes: UnsafeRawBufferPointer) -> [String: UInt64] {
         var counts: [String: UInt64] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: " ")
-            if parts.count == 2, let value = UInt64(parts[1]) { counts[String(parts[0])] = value }
+        ByteText.forEachLine(in: bytes) { line in
+            if let (key, value) = ByteText.pair(line), let number = ByteText.decimal(value) {
+                counts[String(decoding: key, as: UTF8.self)] = number
+            }
         }
         return counts
+    }
+
+    /// The count of `key` in the "key value" lines of `bytes`, as ``keyedCounts(in:)`` has it.
+    static func lastCount(of key: StaticString, in bytes: UnsafeRawBufferPointer) -> UInt64? {
+        var count: UInt64?
+        ByteText.forEachLine(in: bytes) { line in
+            if let (name, value) = ByteText.pair(line), ByteText.equals(name, key), let number = ByteText.decimal(value)
+            {
+                count = number
+            }
+        }
+        return count
     }
 
     /// One line of /proc/self/cgroup: `hierarchy-id:controllers:path`.

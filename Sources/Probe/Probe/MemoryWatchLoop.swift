@@ -19,6 +19,11 @@ final class MemoryWatchLoop: @unchecked Sendable {
     private var nearLimitArmed = true
     private var eventsAtLastCheck: [String: UInt64] = [:]
     private var eventsAtLastWarning: [String: UInt64] = [:]
+    /// The files a check reads, kept open from the first check to `finish()`.
+    private let files: KeptFiles
+    private let cgroupReader: MemoryCgroup.Reader?
+    private let status: Int
+    private let pressure: Int?
 
     /// memory.events counters whose rise is a warning: the cgroup was throttled over memory.high,
     /// or the OOM killer ran in it. (`max` rises whenever a charge meets the limit and reclaim
@@ -37,6 +42,11 @@ final class MemoryWatchLoop: @unchecked Sendable {
         self.breadcrumb = breadcrumb
         self.outlets = outlets
         self.state = state
+        let files = KeptFiles()
+        self.files = files
+        cgroupReader = cgroup.map { MemoryCgroup.Reader(cgroup: $0, files: files) }
+        status = files.add(configuration.fileSystemRoot + "/proc/self/status")
+        pressure = pressureFile.map(files.add)
         var ends: [Int32] = [-1, -1]
         _ = pipe(&ends)
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -76,12 +86,24 @@ final class MemoryWatchLoop: @unchecked Sendable {
                     trigger = -1
                 }
             }
-            judge(measure(), pressureEvent: pressureEvent)
+            check(pressureEvent: pressureEvent)
         }
+        finish()
+    }
+
+    /// Closes every descriptor the loop holds and marks the breadcrumb clean: the thread's last act.
+    func finish() {
         if trigger >= 0 { close(trigger) }
+        trigger = -1
         close(stopFD)
         close(stopWriter)
+        files.closeAll()
         breadcrumb?.close(clean: true)
+    }
+
+    /// One check as the thread makes it between polls (read the figures, keep them, decide warnings).
+    func check(pressureEvent: Bool = false) {
+        judge(measure(), pressureEvent: pressureEvent)
     }
 
     struct Measurement {
@@ -91,23 +113,24 @@ final class MemoryWatchLoop: @unchecked Sendable {
     }
 
     private func measure() -> Measurement {
-        let root = configuration.fileSystemRoot
-        let reading = cgroup?.read()
+        let reading = cgroupReader?.read()
         var memory = MemorySnapshot(
             cgroupVersion: cgroup?.version.rawValue, cgroupDirectory: cgroup?.directory,
             usageBytes: reading?.usageBytes,
             limitBytes: reading?.limitBytes, rssAnonBytes: nil, rssFileBytes: nil, pressureFile: pressureFile)
-        if let status = ThreadInfo.read(root + "/proc/self/status") {
-            for line in status.split(separator: "\n") where line.hasPrefix("RssAnon:") || line.hasPrefix("RssFile:") {
-                let kibibytes = line.split(separator: " ").dropFirst().first.flatMap { UInt64($0) }.map { $0 * 1024 }
-                if line.hasPrefix("RssAnon:") {
+        files.read(status) { bytes in
+            ByteText.forEachLine(in: bytes) { line in
+                let anon = ByteText.hasPrefix(line, "RssAnon:")
+                guard anon || ByteText.hasPrefix(line, "RssFile:") else { return }
+                let kibibytes = ByteText.secondField(line).flatMap(ByteText.decimal).map { $0 * 1024 }
+                if anon {
                     memory.rssAnonBytes = kibibytes
                 } else {
                     memory.rssFileBytes = kibibytes
                 }
             }
         }
-        let pressure = pressureFile.flatMap(ThreadInfo.read).flatMap(PressureStall.parse)
+        let pressure = self.pressure.flatMap { files.read($0, PressureStall.parse) ?? nil }
         return Measurement(memory: memory, events: reading?.events ?? [:], pressure: pressure)
     }
 
@@ -117,21 +140,22 @@ final class MemoryWatchLoop: @unchecked Sendable {
         breadcrumb?.update(
             now.memory, oomKills: now.events["oom_kill"], someAvg10: now.pressure?.someAvg10, phase: Self.lastPhase())
 
-        let context = Self.describe(now.memory)
+        // Worded only for a warning: most checks make none.
         if pressureEvent {
             let stall = Int(configuration.pressureStall.nanoseconds / 1_000_000)
             let window = Int(configuration.pressureWindow.nanoseconds / 1_000_000)
             let averages = now.pressure.map { String(format: " (some avg10 %.2f%%)", $0.someAvg10) } ?? ""
             warn(
                 .pressure,
-                "tasks stalled on memory for \(stall) ms within \(window) ms\(averages); \(context)", now)
+                "tasks stalled on memory for \(stall) ms within \(window) ms\(averages); \(Self.describe(now.memory))",
+                now)
         }
         if let fraction = now.memory.usedFraction {
             if fraction >= configuration.nearLimitFraction, nearLimitArmed {
                 nearLimitArmed = false
                 warn(
                     .nearLimit,
-                    "usage crossed \(PreviousExitClassifier.percent(configuration.nearLimitFraction)) of the limit; \(context)",
+                    "usage crossed \(PreviousExitClassifier.percent(configuration.nearLimitFraction)) of the limit; \(Self.describe(now.memory))",
                     now)
             } else if fraction < configuration.nearLimitFraction - 0.05 {
                 nearLimitArmed = true
@@ -142,7 +166,9 @@ final class MemoryWatchLoop: @unchecked Sendable {
             return "\(name) +\(value - (eventsAtLastCheck[name] ?? 0))"
         }
         if !rises.isEmpty {
-            warn(.limitReached, "the cgroup's memory events rose (\(rises.joined(separator: ", "))); \(context)", now)
+            warn(
+                .limitReached,
+                "the cgroup's memory events rose (\(rises.joined(separator: ", "))); \(Self.describe(now.memory))", now)
         }
         eventsAtLastCheck = now.events
     }
@@ -188,4 +214,26 @@ final class MemoryWatchLoop: @unchecked Sendable {
         var boottime: UInt64 = 0
         return cprobe_startup_mark_at(count - 1, &name, &boottime) == 0 ? name : nil
     }
+}
+
+/// The memory watch's check on the calling thread, for the benchmarks: this process's real cgroup
+/// and PSI file, no trigger or breadcrumb, gauges into the bootstrapped metrics backend.
+@_spi(Benchmarks) public final class MemoryChecks {
+    private let loop: MemoryWatchLoop
+
+    public init() {
+        let configuration = MemoryWatchConfiguration(name: "benchmark")
+        let discovery = MemoryCgroup.find()
+        loop = MemoryWatchLoop(
+            configuration: configuration, cgroup: discovery.cgroup, pressureFile: discovery.pressureFile, trigger: -1,
+            breadcrumb: nil, outlets: MemoryOutlets(configuration: configuration), state: MemoryWatchState())
+    }
+
+    /// Makes `count` checks.
+    public func check(_ count: Int) {
+        for _ in 0..<count { loop.check() }
+    }
+
+    /// Closes what the checks keep open.
+    public func close() { loop.finish() }
 }

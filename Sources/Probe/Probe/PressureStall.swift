@@ -16,25 +16,52 @@ public struct PressureStall: Sendable, Equatable, Codable {
 
     /// Parses a pressure file's "some …" and "full …" lines; nil when there is no "some" line.
     static func parse(_ text: String) -> PressureStall? {
-        var lines: [String: [String: String]] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard let kind = fields.first else { continue }
-            var values: [String: String] = [:]
-            for field in fields.dropFirst() {
-                let pair = field.split(separator: "=", maxSplits: 1)
-                if pair.count == 2 { values[String(pair[0])] = String(pair[1]) }
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The `key=value` fields of one line that `parse` reads, as byte ranges of the file.
+    private struct LineFields {
+        var avg10, avg60, avg300, total: UnsafeRawBufferPointer?
+    }
+
+    /// `parse` over the file's bytes: a line's fields split at spaces, each at its first `=`; a
+    /// later "some" or "full" line replaces an earlier one, a later field of a line its namesake.
+    static func parse(_ bytes: UnsafeRawBufferPointer) -> PressureStall? {
+        var some: LineFields?
+        var full: LineFields?
+        ByteText.forEachLine(in: bytes) { line in
+            var kind = 0  // 1: some, 2: full, 0: another line
+            var fields = LineFields()
+            ByteText.forEachField(in: line) { index, field in
+                if index == 0 {
+                    kind = ByteText.equals(field, "some") ? 1 : ByteText.equals(field, "full") ? 2 : 0
+                    return kind != 0
+                }
+                guard let equals = field.firstIndex(of: UInt8(ascii: "=")), equals > 0, equals < field.count - 1
+                else { return true }
+                let key = UnsafeRawBufferPointer(rebasing: field[..<equals])
+                let value = UnsafeRawBufferPointer(rebasing: field[(equals + 1)...])
+                if ByteText.equals(key, "avg10") {
+                    fields.avg10 = value
+                } else if ByteText.equals(key, "avg60") {
+                    fields.avg60 = value
+                } else if ByteText.equals(key, "avg300") {
+                    fields.avg300 = value
+                } else if ByteText.equals(key, "total") {
+                    fields.total = value
+                }
+                return true
             }
-            lines[String(kind)] = values
+            if kind == 1 { some = fields } else if kind == 2 { full = fields }
         }
-        guard let some = lines["some"], let avg10 = some["avg10"].flatMap(Double.init) else { return nil }
-        let full = lines["full"] ?? [:]
+        guard let some, let avg10 = some.avg10.flatMap(ByteText.double) else { return nil }
         return PressureStall(
-            someAvg10: avg10, someAvg60: some["avg60"].flatMap(Double.init) ?? 0,
-            someAvg300: some["avg300"].flatMap(Double.init) ?? 0,
-            someTotalMicroseconds: some["total"].flatMap { UInt64($0) } ?? 0,
-            fullAvg10: full["avg10"].flatMap(Double.init) ?? 0,
-            fullTotalMicroseconds: full["total"].flatMap { UInt64($0) } ?? 0)
+            someAvg10: avg10, someAvg60: some.avg60.flatMap(ByteText.double) ?? 0,
+            someAvg300: some.avg300.flatMap(ByteText.double) ?? 0,
+            someTotalMicroseconds: some.total.flatMap(ByteText.decimal) ?? 0,
+            fullAvg10: full?.avg10.flatMap(ByteText.double) ?? 0,
+            fullTotalMicroseconds: full?.total.flatMap(ByteText.decimal) ?? 0)
     }
 
     /// A PSI trigger: the kernel wakes a poll() on the returned descriptor (POLLPRI) when tasks
