@@ -332,13 +332,14 @@ import Testing
     }
 
     /// Descriptors open on `/proc/self/task` and its threads' `stat` and `syscall`: the profiler's,
-    /// while it samples.
-    static func taskDescriptors() -> Int {
+    /// while it samples (`directoryOnly`: the directory alone, which watchdogs never keep open).
+    static func taskDescriptors(directoryOnly: Bool = false) -> Int {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return fds.filter { fd in
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? ""
             return target.hasPrefix("/proc/")
-                && (target.hasSuffix("/task") || target.hasSuffix("/stat") || target.hasSuffix("/syscall"))
+                && (target.hasSuffix("/task")
+                    || !directoryOnly && (target.hasSuffix("/stat") || target.hasSuffix("/syscall")))
         }.count
     }
 }
