@@ -94,3 +94,35 @@ struct EventLoopGroupWatchdogTests {
         watchdogs.stop()
     }
 }
+
+/// Work submitted right after `start()` queues behind the watchdogs' first pings, whatever else
+/// starts beside them (here a flight recorder, which once made the watchdog threads post their first
+/// ping late): a stall right after the start is the loop's own, on its thread.
+@Suite struct FirstStallAfterStartTests {
+    @Test func aStallRightAfterTheStartIsTheLoopsOwn() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        defer { try? group.syncShutdownGracefully() }
+        let loops = Array(group.makeIterator())
+        let collector = NIOStallCollector()
+        var configuration = WatchdogConfiguration(name: "event-loop", threshold: .milliseconds(100))
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let flight = FlightRecorder()
+        try Self.startUnlessAnotherRuns(flight)
+        defer { flight.stop() }
+        let watchdogs = EventLoopGroupWatchdog(watching: group, configuration: configuration)
+        try watchdogs.start()
+        try loops[0].submit { blockTheLoopForProbeNIOTest(milliseconds: 400) }.wait()
+        Thread.sleep(forTimeInterval: 0.15)
+        watchdogs.stop()
+        let stall = try #require(collector.all.first)
+        #expect(stall.threadID != 0 && stall.classification == .cpuBound, "\(stall.classification) \(stall.threadID)")
+    }
+
+    /// Another suite's recorder running in this process is as good a neighbour for this test.
+    static func startUnlessAnotherRuns(_ flight: FlightRecorder) throws(ProcessProfiler.ProfileError) {
+        do {
+            try flight.start()
+        } catch where error.kind == .busy {}
+    }
+}

@@ -185,6 +185,30 @@ import Testing
         #expect(text.contains("[not sampled: signal-blocked]"))
     }
 
+    /// A thread that blocks the signal, then unblocks it (as a watchdog's first ping does on an event
+    /// loop started from a pool thread): counted while blocked, sampled from then on.
+    @Test func aThreadThatUnblocksTheSignalIsSampledFromThen() throws {
+        let unblocking = TestThread(name: "prof-unblock", blockingSignal: true) { thread in
+            let unblockAt = DispatchTime.now().uptimeNanoseconds + 300_000_000
+            var unblocked = false
+            while !thread.stop.load(ordering: .relaxed) {
+                _ = processProfilerTestSpin(100_000)
+                if !unblocked, DispatchTime.now().uptimeNanoseconds >= unblockAt {
+                    _ = cprobe_unblock_signal(WatchdogConfiguration.defaultSignal)
+                    unblocked = true
+                }
+            }
+        }
+        defer { unblocking.finish() }
+        let profile = try #require(try ProcessProfiler().takeProfile(ProfileRequest(duration: .seconds(1))))
+        #expect((profile.failures[.signalBlocked] ?? 0) > 0, "\(profile.failures)")
+        let directory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try save(profile.pprof, in: directory, name: "cpu.pb")
+        let top = try GoPprof.run(["-top", "-tagfocus", "thread=prof-unblock", file.path], in: directory)
+        #expect(top.stdout.contains("processProfilerTestSpin"), "\(top.stdout)")
+    }
+
     @Test func badRequestsThrowNamingTheParameter() {
         let profiler = ProcessProfiler()
         let bad: [(ProfileRequest, String)] = [
@@ -318,6 +342,7 @@ import Testing
 
     @Test func threadKindsFollowTheirNames() {
         #expect(ProfileSamples.threadKind(ofThreadNamed: "NIO-ELT-0-#3").rawValue == "event-loop")
+        #expect(ProfileSamples.threadKind(ofThreadNamed: "NIO-SGLTN-1-#0") == .eventLoop)
         #expect(ProfileSamples.threadKind(ofThreadNamed: "oot.default-qos").rawValue == "pool")
         #expect(ProfileSamples.threadKind(ofThreadNamed: "worker").rawValue == "other")
         #expect(

@@ -13,11 +13,20 @@ final class CPUTimers {
         var name: String
         /// Its CPU-clock timer (the kernel's id); nil when it has none.
         fileprivate var timer: Int32?
-        /// Why it has no timer; its CPU time from ``cpuAtStart`` to ``cpuLatest`` went unsampled.
+        /// Why it has no timer now; nil while it has one.
         var untimed: ProcessProfiler.SampleFailure?
-        var cpuAtStart: Int64
+        /// Why it last had none, kept once it got one (a thread that unblocked the signal).
+        var untimedReason: ProcessProfiler.SampleFailure?
+        /// CPU time it used without a timer in periods now closed, and where the open one began.
+        var untimedNanoseconds: Int64 = 0
+        var untimedSince: Int64
         var cpuLatest: Int64
         var alive = true
+
+        /// The CPU time its samples do not hold: used while it had no timer.
+        var unsampledNanoseconds: Int64 {
+            untimedNanoseconds + (untimed != nil ? max(0, cpuLatest - untimedSince) : 0)
+        }
     }
 
     let signal: Int32
@@ -52,7 +61,8 @@ final class CPUTimers {
         self.signal = signal
         self.interval = interval
         self.selects = selects
-        FramePointerCode.publish()
+        // In the background (a few hundred ms the first time): until then samples use libunwind.
+        FramePointerCode.publishInBackground()
         set = cprobe_timer_set_acquire()
         guard set >= 0 else {
             drained.deallocate()
@@ -155,8 +165,17 @@ final class CPUTimers {
             if !seen.contains(threads[index].tid) {
                 retire(index)
                 retired(index)
-            } else if threads[index].untimed != nil {
+            } else if let reason = threads[index].untimed {
+                let before = threads[index].cpuLatest
                 readCPU(index)
+                // The watchdogs unblock the signal on the threads they watch (event loops started
+                // from a pool thread inherit a mask that blocks it): such a thread gets its timer now.
+                // Only a thread that ran can have unblocked it: an idle one's `status` is not read.
+                if reason == .signalBlocked, threads[index].cpuLatest != before,
+                    !ThreadInfo.blocks(signal: signal, tid: threads[index].tid)
+                {
+                    arm(index)
+                }
             }
         }
     }
@@ -169,24 +188,33 @@ final class CPUTimers {
             untrackable += 1
             return
         }
-        var thread = Tracked(tid: tid, name: name, cpuAtStart: cpu, cpuLatest: cpu)
-        if ThreadInfo.blocks(signal: signal, tid: tid) {
-            // A timer's signal would wait, pending, until the thread unblocks it: no timer at all.
-            thread.untimed = .signalBlocked
-        } else {
-            var timer: Int32 = -1
-            let error = cprobe_timer_arm(set, signal, tid, Int32(index), interval, &timer)
-            if error == 0 {
-                thread.timer = timer
-                timedThreads += 1
-            } else if error == ESRCH || error == EINVAL {
-                return  // ended between its listing and its timer
-            } else {
-                thread.untimed = .sendFailed  // EAGAIN: no memory for another timer
-            }
-        }
+        // A timer's signal to a thread that blocks it would wait, pending: none until it unblocks.
+        let blocked = ThreadInfo.blocks(signal: signal, tid: tid)
+        let thread = Tracked(
+            tid: tid, name: name, untimed: .signalBlocked, untimedReason: blocked ? .signalBlocked : nil,
+            untimedSince: cpu, cpuLatest: cpu)
         indexByTID[tid] = index
         if index == threads.count { threads.append(thread) } else { threads[index] = thread }
+        if !blocked { arm(index) }
+    }
+
+    /// Gives the untimed thread at `index` its timer; one that ended meanwhile is left to `retire`,
+    /// one the kernel refuses (EAGAIN: no memory for another timer) stays untimed, counted.
+    private func arm(_ index: Int) {
+        var timer: Int32 = -1
+        let error = cprobe_timer_arm(set, signal, threads[index].tid, Int32(index), interval, &timer)
+        guard error == 0 else {
+            if error != ESRCH && error != EINVAL {
+                threads[index].untimed = .sendFailed
+                threads[index].untimedReason = .sendFailed
+            }
+            return
+        }
+        readCPU(index)
+        threads[index].untimedNanoseconds += max(0, threads[index].cpuLatest - threads[index].untimedSince)
+        threads[index].untimed = nil
+        threads[index].timer = timer
+        timedThreads += 1
     }
 
     /// Gives an ended thread's index to the next new thread: its samples must all be consumed
@@ -299,8 +327,8 @@ final class CPUTimerSampling {
     func finish(symbolicator: Symbolicator) -> ProcessProfiler.Profile {
         let interval = timers.interval
         for (index, thread) in timers.threads.enumerated() {
-            guard let failure = thread.untimed else { continue }
-            let used = max(0, thread.cpuLatest - thread.cpuAtStart)
+            guard let failure = thread.untimedReason else { continue }
+            let used = thread.unsampledNanoseconds
             samples.failed(failure, count: Int(used / Int64(interval)), value: used, thread: index)
         }
         let lost = timers.dropped

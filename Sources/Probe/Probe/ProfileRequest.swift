@@ -13,7 +13,7 @@ public struct ProfileRequest: Sendable, Equatable {
 
     /// The kinds of thread a profile can be limited to (the `thread_kind` label).
     public enum ThreadKind: String, Sendable, CaseIterable {
-        /// SwiftNIO's event-loop threads (`NIO-ELT-…`).
+        /// SwiftNIO's event-loop threads (`NIO-ELT-…`, the singleton group's `NIO-SGLTN-…`).
         case eventLoop = "event-loop"
         /// The Swift cooperative pool's threads and libdispatch's other root-queue workers.
         case pool

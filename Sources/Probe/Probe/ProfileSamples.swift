@@ -72,10 +72,11 @@ struct ProfileSamples {
         ]
     }
 
-    /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>`; the cooperative pool's are
-    /// libdispatch's root-queue workers, named after the queue label's end (`oot.default-qos`).
+    /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>` (`NIO-SGLTN-<group>-#<n>` for
+    /// `MultiThreadedEventLoopGroup.singleton`'s); the cooperative pool's are libdispatch's root-queue
+    /// workers, named after the queue label's end (`oot.default-qos`).
     static func threadKind(ofThreadNamed name: String) -> ProfileRequest.ThreadKind {
-        if name.hasPrefix("NIO-ELT") { return .eventLoop }
+        if name.hasPrefix("NIO-ELT") || name.hasPrefix("NIO-SGLTN") { return .eventLoop }
         if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return .pool }
         return .other
     }

@@ -63,7 +63,11 @@ final class WatchdogLoop: @unchecked Sendable {
     func prepare() -> [String] {
         ownership.check()
         defer { ownership.release() }
-        return observer.prepare()
+        let limitations = observer.prepare()
+        // The first ping goes out before `start()` returns: work submitted after it queues behind
+        // the ping, so the target's thread is known from its first stall on.
+        begin()
+        return limitations
     }
 
     func run() {
@@ -74,7 +78,6 @@ final class WatchdogLoop: @unchecked Sendable {
             cprobe_uninstall_handler(configuration.signal)
         }
         FramePointerCode.publishInBackground()
-        begin()
         while !stopping.load(ordering: .acquiring) {
             if isResting {
                 // Nothing to time: the resting clock looks for this watchdog, and wakes it (or stop()
