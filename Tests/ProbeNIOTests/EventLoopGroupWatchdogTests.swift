@@ -123,6 +123,6 @@ struct EventLoopGroupWatchdogTests {
     static func startUnlessAnotherRuns(_ flight: FlightRecorder) throws(ProcessProfiler.ProfileError) {
         do {
             try flight.start()
-        } catch where error.kind == .busy {}
+        } catch  where error.kind == .busy {}
     }
 }
