@@ -22,6 +22,10 @@ final class CPUTimers {
         var untimedSince: Int64
         var cpuLatest: Int64
         var alive = true
+        /// When a thread that blocks the signal is next asked whether it still does (monotonic ns),
+        /// and the wait after that: 100 ms, doubling to 32 s while it keeps blocking it.
+        var nextMaskCheck: UInt64 = 0
+        var maskCheckBackoff: UInt64 = 100_000_000
 
         /// The CPU time its samples do not hold: used while it had no timer.
         var unsampledNanoseconds: Int64 {
@@ -170,11 +174,16 @@ final class CPUTimers {
                 readCPU(index)
                 // The watchdogs unblock the signal on the threads they watch (event loops started
                 // from a pool thread inherit a mask that blocks it): such a thread gets its timer now.
-                // Only a thread that ran can have unblocked it: an idle one's `status` is not read.
-                if reason == .signalBlocked, threads[index].cpuLatest != before,
-                    !ThreadInfo.blocks(signal: signal, tid: threads[index].tid)
-                {
-                    arm(index)
+                // Only a thread that ran can have unblocked it: an idle one's `status` is not read, nor
+                // a busy one's each time (a pool worker that never runs Probe's code keeps its mask).
+                let now = cprobe_monotonic_ns()
+                if reason == .signalBlocked, threads[index].cpuLatest != before, now >= threads[index].nextMaskCheck {
+                    if ThreadInfo.blocks(signal: signal, tid: threads[index].tid) {
+                        threads[index].nextMaskCheck = now + threads[index].maskCheckBackoff
+                        threads[index].maskCheckBackoff = min(threads[index].maskCheckBackoff * 2, 32_000_000_000)
+                    } else {
+                        arm(index)
+                    }
                 }
             }
         }
