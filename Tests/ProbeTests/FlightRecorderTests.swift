@@ -52,6 +52,32 @@ extension ProcessProfilerTests {
         #expect(decoded.before == before)
     }
 
+    /// A thread born just after the recorder started gets its timer within 100 ms (threads come
+    /// and go at a service's start): its first stall's `before` has what it computed.
+    @Test func aThreadBornAfterTheStartIsRecordedWithinATenthOfASecond() throws {
+        let flight = recorder()
+        try flight.start()
+        defer { flight.stop() }
+        Thread.sleep(forTimeInterval: 0.05)
+        let thread = WatchedThread()
+        defer { thread.finish() }
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "newborn", threshold: .milliseconds(400))
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        try watchdog.start()
+        thread.run {
+            flightPhaseAForProbeTest(milliseconds: 300)
+            flightPhaseBForProbeTest(microseconds: 300_000)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        watchdog.stop()
+        let stall = try #require(collector.all.first)
+        let before = try #require(stall.before, "no lead-up")
+        #expect(before.topStack.contains { $0.symbol?.contains("flightPhaseAForProbeTest") == true })
+    }
+
     /// A cpu profile taken while a watched thread stalls labels the samples inside the stall with
     /// `stall_id`, `<watchdog>@<start>` as the record has them.
     @Test func samplesInsideAStallAreLabelledWithIt() throws {

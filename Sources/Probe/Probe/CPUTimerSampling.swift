@@ -54,6 +54,8 @@ final class CPUTimers {
     private(set) var timedThreads = 0
     /// New threads left out because every index was taken (``CPROBE_TIMER_THREADS`` alive at once).
     private(set) var untrackable = 0
+    /// Threads tracked, armed or retired so far: a caller tells from it that the set changed.
+    private(set) var changes = 0
 
     /// Samples moved out of the ring per `cprobe_timer_drain` call.
     static let drainBatch = 64
@@ -204,6 +206,7 @@ final class CPUTimers {
             untimedSince: cpu, cpuLatest: cpu)
         indexByTID[tid] = index
         if index == threads.count { threads.append(thread) } else { threads[index] = thread }
+        changes += 1
         if !blocked { arm(index) }
     }
 
@@ -224,6 +227,7 @@ final class CPUTimers {
         threads[index].untimed = nil
         threads[index].timer = timer
         timedThreads += 1
+        changes += 1
     }
 
     /// Gives an ended thread's index to the next new thread: its samples must all be consumed
@@ -236,6 +240,7 @@ final class CPUTimers {
     private func retire(_ index: Int) {
         guard threads[index].alive else { return }
         threads[index].alive = false
+        changes += 1
         indexByTID[threads[index].tid] = nil
         if let timer = threads[index].timer {
             cprobe_timer_disarm(timer)

@@ -10,8 +10,8 @@ import Synchronization
 /// (what the thread computed on its way into the stall) and `/debug/pprof/flight` dumps the ring.
 ///
 /// A thread of Probe's (`probe-flight`) drains the timers' samples and looks for new threads every
-/// second (sooner on many CPUs, and a stall's record drains first); an idle process is never
-/// signalled (no CPU used, no sample). One runs in
+/// second (every 100 ms for 3 s after threads came or went, sooner on many CPUs, and a stall's record
+/// drains first); an idle process is never signalled (no CPU used, no sample). One runs in
 /// a process at a time, and the watchdogs and ``ProfileServer`` find it there. Costs:
 /// Sources/Probe/Probe/README.md, "Flight recorder".
 public final class FlightRecorder: Sendable {
@@ -135,12 +135,20 @@ public final class FlightRecorder: Sendable {
     private func record(with timers: CPUTimers, wake: DispatchSemaphore) {
         let keep = configuration.keep.nanoseconds
         let period = min(1_000_000_000, 25 * CPUTimers.drainPeriod(interval: timers.interval))
+        // While threads come and go (a service starting, a pool growing), new ones get their timer
+        // within 100 ms rather than a second: for 3 s after each change.
+        var changes = -1
+        var changedAt: UInt64 = 0
         var retiredAt: [(index: Int, at: UInt64)] = []
         let set = timers.timerSet
         ring.withLock { $0.attach(timerSet: set) }
         while !control.withLock({ $0.stopRequested }) {
             let now = cprobe_monotonic_ns()
             timers.refreshThreads { retiredAt.append(($0, now)) }
+            if timers.changes != changes {
+                changes = timers.changes
+                changedAt = now
+            }
             let names = timers.threads.map { ProfileSamples.Thread(tid: $0.tid, name: $0.name) }
             let oldest = ring.withLock { ring in
                 ring.drainTimers()
@@ -154,7 +162,8 @@ public final class FlightRecorder: Sendable {
                 timers.recycle(entry.index)
                 return true
             }
-            _ = wake.wait(timeout: .now() + .nanoseconds(Int(period)))
+            let busy = now - changedAt < 3_000_000_000
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(busy ? min(period, 100_000_000) : period)))
         }
         timers.stop()
         ring.withLock { ring in
