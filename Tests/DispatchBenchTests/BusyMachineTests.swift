@@ -33,7 +33,7 @@ import Testing
                 evidence
                     == "the machine was busy (other runnable tasks averaged 1.8 around this case's 150 samples and "
                     + "1.6 around lock-pthread-mutex-r99's 150 samples, while its 2 threads needed 2 of 2 CPUs: "
-                    + "over 0.5 means they waited for them); the times alone said \(words): "
+                    + "over 0.75 means they waited for them); the times alone said \(words): "
                     + "1.17× [1.09×–1.23×] over 150 paired rounds")
         }
     }
@@ -44,12 +44,12 @@ import Testing
         #expect(twoThreads(0.9, 0.1).judge((.didNotHold, "x")).0 == .inconclusive)
     }
 
-    @Test func thresholdIsHalfATaskBeyondTheFreeCPUs() {
-        #expect(!twoThreads(0.5, 0.5).wasBusy)
-        #expect(twoThreads(0.51, 0.0).wasBusy)
+    @Test func thresholdIsThreeQuartersOfATaskBeyondTheFreeCPUs() {
+        #expect(!twoThreads(0.75, 0.57).wasBusy)
+        #expect(twoThreads(0.76, 0.0).wasBusy)
         // Four CPUs leave two free for other work before two threads wait.
-        #expect(!twoThreads(2.4, 2.5, processors: 4).wasBusy)
-        #expect(twoThreads(2.6, 0, processors: 4).wasBusy)
+        #expect(!twoThreads(2.7, 2.75, processors: 4).wasBusy)
+        #expect(twoThreads(2.8, 0, processors: 4).wasBusy)
     }
 
     @Test func singleThreadClaimsAreUnaffected() {

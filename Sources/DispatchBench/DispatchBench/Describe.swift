@@ -15,7 +15,7 @@ enum Describe {
 
 extension Describe {
     /// "the machine was busy (other runnable tasks averaged 1.8 around this case's 150 samples and 1.6
-    /// around lock-pthread-mutex-r99's, while its 2 threads needed 2 of 2 CPUs: over 0.5 means they
+    /// around lock-pthread-mutex-r99's, while its 2 threads needed 2 of 2 CPUs: over 0.75 means they
     /// waited for them)": the first clause of a busy claim's evidence, and so its summary in the findings.
     static func busyMachine(_ busy: BusyMachine) -> String {
         let sides = busy.sides.map { side in
@@ -24,7 +24,7 @@ extension Describe {
         }
         return "the machine was busy (other runnable tasks averaged \(sides.joined(separator: " and ")), "
             + "while its \(busy.cpusNeeded) threads needed \(busy.cpusNeeded) of \(busy.processors) CPUs: "
-            + String(format: "over %.1f means they waited for them)", busy.allowance)
+            + String(format: "over %g means they waited for them)", busy.allowance)
     }
 
     /// A verdict as claim evidence words it: "held", "did not hold", "inconclusive".
