@@ -13,6 +13,17 @@ import Testing
 /// The flight recorder: in ProcessProfilerTests' serialized suite, since both count the process's
 /// CPU timers, Probe's threads and `/proc` descriptors.
 extension ProcessProfilerTests {
+    /// A watchdog on `thread` whose stalls go to `collector` (metrics off).
+    func stallWatchdog(
+        _ name: String, on thread: WatchedThread, threshold: Int, collecting collector: StallCollector
+    ) -> Watchdog {
+        var configuration = WatchdogConfiguration(name: name, threshold: .milliseconds(threshold))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        return Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+    }
+
     func recorder(rate: Int = 97) -> FlightRecorder {
         var configuration = FlightRecorder.Configuration()
         configuration.rate = rate
@@ -28,11 +39,7 @@ extension ProcessProfilerTests {
         try flight.start()
         defer { flight.stop() }
         let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "flight", threshold: .milliseconds(400))
-        configuration.sampleInterval = .milliseconds(20)
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        let watchdog = stallWatchdog("flight", on: thread, threshold: 400, collecting: collector)
         try watchdog.start()
         thread.run {
             flightPhaseAForProbeTest(milliseconds: 300)
@@ -62,10 +69,7 @@ extension ProcessProfilerTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "newborn", threshold: .milliseconds(400))
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        let watchdog = stallWatchdog("newborn", on: thread, threshold: 400, collecting: collector)
         try watchdog.start()
         thread.run {
             flightPhaseAForProbeTest(milliseconds: 300)
@@ -84,10 +88,7 @@ extension ProcessProfilerTests {
         let thread = WatchedThread()
         defer { thread.finish() }
         let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "labelled", threshold: .milliseconds(100))
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
-        let watchdog = Watchdog(watching: .heartbeat(thread.heartbeat), configuration: configuration)
+        let watchdog = stallWatchdog("labelled", on: thread, threshold: 100, collecting: collector)
         try watchdog.start()
         let taken = Mutex<ProcessProfiler.Profile?>(nil)
         let done = DispatchSemaphore(value: 0)

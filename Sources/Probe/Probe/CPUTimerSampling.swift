@@ -44,8 +44,7 @@ final class CPUTimers {
     private(set) var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
     private var ignored: Set<Int32> = []
-    private var taskFD: Int32 = -1
-    private var listed = [Int32](repeating: 0, count: 256)
+    private var listing = TaskListing()
     private let drained = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: drainBatch)
     private var handlerInstalled = false
     /// Indices of ended threads whose samples are all consumed: a new thread takes one first.
@@ -90,7 +89,6 @@ final class CPUTimers {
         stop()
         cprobe_timer_set_release(set)
         if handlerInstalled { Self.uninstall(signal: signal, threads: threads.map(\.tid)) }
-        if taskFD >= 0 { Glibc.close(taskFD) }
         drained.deallocate()
     }
 
@@ -144,18 +142,8 @@ final class CPUTimers {
     /// Lists `/proc/self/task`: a new thread gets a timer (or is tracked untimed), an ended one
     /// loses it (`retired` hears of it); untimed threads' CPU time is read each time.
     func refreshThreads(retired: (Int) -> Void = { _ in }) {
-        if taskFD < 0 { taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        var count = listed.withUnsafeMutableBufferPointer {
-            Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
-        }
-        if count > listed.count {
-            listed = [Int32](repeating: 0, count: count * 2)
-            count = listed.withUnsafeMutableBufferPointer {
-                Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
-            }
-        }
-        guard count >= 0 else { return }
-        let present = listed[..<min(count, listed.count)]
+        listing.refresh()
+        let present = listing.threads
         let own = ProbeThreads.all
         for tid in present
         where indexByTID[tid] == nil && tid != drainingThread && !own.contains(tid) && !ignored.contains(tid) {

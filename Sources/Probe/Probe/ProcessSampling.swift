@@ -56,10 +56,8 @@ final class ProcessSampling {
     var samplesTaken: Int { samples.taken }
     private var threads: [Tracked] = []
     private var indexByTID: [Int32: Int] = [:]
-    /// `/proc/self/task`, kept open and listed each tick into `listed` (its first `listedCount`).
-    private var taskFD: Int32 = -1
-    private var listed = [Int32](repeating: 0, count: 256)
-    private var listedCount = 0
+    /// `/proc/self/task`, listed each tick.
+    private var listing = TaskListing()
     private var samples = ProfileSamples()
     /// The stalls known at this tick, and its time: the samples inside one are labelled `stall_id`.
     private var stalls: [StallWindows.Window] = []
@@ -101,7 +99,6 @@ final class ProcessSampling {
     }
 
     deinit {
-        if taskFD >= 0 { Glibc.close(taskFD) }
         for thread in threads { Self.close(thread) }
         for slot in slots.dropFirst() { cprobe_slot_release(slot) }
         for buffer in buffers.dropFirst() { buffer.deallocate() }
@@ -294,20 +291,9 @@ final class ProcessSampling {
 
     /// Lists `/proc/self/task`: new threads are tracked (named once), vanished ones closed.
     private func refreshThreads() {
-        if taskFD < 0 { taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        var count = listed.withUnsafeMutableBufferPointer {
-            Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
-        }
-        if count > listed.count {
-            listed = [Int32](repeating: 0, count: count * 2)
-            count = listed.withUnsafeMutableBufferPointer {
-                Int(cprobe_list_threads(taskFD, $0.baseAddress, Int32($0.count)))
-            }
-        }
-        guard count >= 0 else { return }
-        listedCount = min(count, listed.count)
+        listing.refresh()
         let own = ProbeThreads.all
-        for tid in listed[..<listedCount]
+        for tid in listing.threads
         where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
             if !selects(name) {
@@ -321,7 +307,7 @@ final class ProcessSampling {
         }
         // A thread that ended fails its `stat` read and is closed then; this catches the rest.
         if ticks % 16 == 0 {
-            let present = Set(listed[..<listedCount])
+            let present = Set(listing.threads)
             for index in threads.indices where threads[index].alive && !present.contains(threads[index].tid) {
                 markGone(index)
             }
