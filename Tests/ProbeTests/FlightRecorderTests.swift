@@ -147,6 +147,13 @@ extension ProcessProfilerTests {
         #expect(Self.cpuTimers() == timersBefore, "\(ThreadInfo.read("/proc/self/timers") ?? "")")
         let error = #expect(throws: ProcessProfiler.ProfileError.self) { try recorder(rate: 0).start() }
         #expect(error?.kind == .invalidRate && error?.parameter == "rate")
+        var configuration = FlightRecorder.Configuration()
+        configuration.keep = .zero
+        let keep = #expect(throws: ProcessProfiler.ProfileError.self) {
+            try FlightRecorder(configuration: configuration).start()
+        }
+        #expect(keep?.kind == .invalidConfiguration && keep?.parameter == "keep", "\(String(describing: keep))")
+        #expect(FlightRecorder.running == nil)
     }
 
     @Test func theServerServesTheRunningRecordersSamples() throws {

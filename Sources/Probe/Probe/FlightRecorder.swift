@@ -41,8 +41,9 @@ public final class FlightRecorder: Sendable {
     private struct Control {
         var running = false
         var stopRequested = false
-        /// Signalled by `stop` to cut the thread's wait short, and by the thread when it ends.
+        /// Signalled by `stop` to cut the thread's wait short.
         var wake: DispatchSemaphore?
+        /// Signalled by the thread when it ends.
         var finished: DispatchSemaphore?
     }
 
@@ -56,7 +57,8 @@ public final class FlightRecorder: Sendable {
     public var isRunning: Bool { control.withLock { $0.running } }
 
     /// Starts recording on a thread of Probe's; throws ``ProcessProfiler/ProfileError`` when the
-    /// rate is outside ``ProfileRequest/rates``, another recorder runs (`busy`), the signal's
+    /// rate is outside ``ProfileRequest/rates``, the capacity or `keep` is not positive or `leadUp`
+    /// negative (`invalidConfiguration`, the parameter named), another recorder runs (`busy`), the signal's
     /// handler cannot be installed or every CPU-timer set is taken. Starting a running recorder
     /// does nothing.
     public func start() throws(ProcessProfiler.ProfileError) {
@@ -64,6 +66,13 @@ public final class FlightRecorder: Sendable {
             throw ProcessProfiler.ProfileError(
                 .invalidRate, "flight recorder rate \(configuration.rate) Hz is outside \(ProfileRequest.rates)",
                 parameter: "rate")
+        }
+        for (parameter, valid, rule) in [
+            ("capacityBytes", configuration.capacityBytes > 0, "more than 0"),
+            ("keep", configuration.keep > .zero, "more than 0"), ("leadUp", configuration.leadUp >= .zero, "0 or more"),
+        ] where !valid {
+            throw ProcessProfiler.ProfileError(
+                .invalidConfiguration, "flight recorder \(parameter) must be \(rule)", parameter: parameter)
         }
         let wake = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)

@@ -26,6 +26,8 @@ public final class ProcessProfiler: ProfileSource {
             case signalUnavailable
             /// Every sampling slot is taken (watchdogs and samplers share them).
             case tooManySamplers
+            /// A flight recorder's `capacityBytes` or `keep` is not positive, or its `leadUp` negative.
+            case invalidConfiguration
         }
 
         public var kind: Kind
