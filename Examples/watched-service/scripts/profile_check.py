@@ -3,8 +3,9 @@
 and /fast busy while a 10 s cpu profile is fetched from --profile-port and `perf record -e cpu-clock
 --call-graph fp` samples the same process over the same seconds. Prints each one's top functions by
 self samples (both at 997 Hz, or PROFILE_CHECK_RATE); fails unless the top 5 are the same set (up
-to a tie within 1 point at the 5th place) with each share within 5 percentage points, and the
-profile's CPU time is within 10% of /proc/PID/stat's.
+to a tie within 1 point at the 5th place) with each share within 5 percentage points, the /work
+route's function is among the service's own top 3 by cum, and the profile's CPU time is within 10%
+of /proc/PID/stat's.
 
 Usage: profile_check.py [WORKDIR]   (built service; perf, wrk and go on PATH: scripts/profile-check.sh)"""
 
@@ -44,6 +45,18 @@ def pprof_self_shares(path):
     total = re.search(r"of ([0-9.]+)(ms|s) total", top.stdout)
     seconds = float(total.group(1)) / (1000 if total.group(2) == "ms" else 1) if total else 0
     return shares, seconds
+
+
+def service_top_by_cum(path, count=3):
+    """The first `count` functions of the service's own module by cum (`go tool pprof -top -cum
+    -show=^watched_service`): the thread-start, libdispatch and NIO frames under every stack rank
+    above any route by cum in the whole profile, so the route is looked for among the service's code."""
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-cum", "-show=^watched_service", path],
+                         capture_output=True, text=True)
+    check(top.returncode == 0, f"go tool pprof -cum failed: {top.stderr[-500:]}")
+    rows = [m.group(1).strip() for line in top.stdout.splitlines()
+            if (m := re.match(r"\s*[0-9.]+(?:ms|s|us|ns)?\s+[0-9.]+%\s+[0-9.]+%\s+[0-9.]+(?:ms|s|us|ns)?\s+[0-9.]+%\s+(.+)$", line))]
+    return rows[:count]
 
 
 def perf_self_shares(data):
@@ -126,6 +139,10 @@ def main():
             check(shares.get(name, 0) >= fifth - TIE,
                   f"top {TOP} differ beyond a tie: {name[:60]} has {shares.get(name, 0):.1f}% where the "
                   f"5th has {fifth:.1f}%: Probe {top_probe}, perf {top_perf}")
+        by_cum = service_top_by_cum(path)
+        print(f"the service's top 3 by cum: {[name[:60] for name in by_cum]}")
+        check(any("computeTheWorkRoute" in name for name in by_cum),
+              f"the /work route's function is not among the service's top 3 by cum: {by_cum}")
         worst = max(abs(probe.get(name, 0) - perf_shares.get(name, 0)) for name in set(top_probe) | set(top_perf))
         check(worst <= 5, f"a top-{TOP} share differs by {worst:.1f} percentage points")
         check(abs(profiled - process_cpu) <= 0.1 * process_cpu, "the profile's CPU time is more than 10% off")
