@@ -1,7 +1,8 @@
 import PerfReport
 
 /// The findings of a run as terminal text, printed before the table: the claims that did not hold
-/// or stayed open (held ones as a count), what changed against the baseline, the memory-ceiling
+/// or stayed open (held ones as a count), what changed against the baseline, the rounds in which
+/// the machine moved, the memory-ceiling
 /// shares, Probe's costs, and one line per kind of warning.
 public enum FindingsText {
     public static func text(_ report: Report) -> String {
@@ -29,6 +30,12 @@ public enum FindingsText {
                 lines.append("    \(entry.verdict.rawValue.padding(12))  \(entry.id): \(change)")
             }
             for caveat in findings.caveats { lines.append("    note: \(ComparisonWording.caveat(caveat))") }
+        }
+        if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
+            lines.append("  note: \(ComparisonWording.roundJumps(findings.roundJumps, boundPercent: bound))")
+        }
+        if let minimum = findings.roundsUnknowable {
+            lines.append("  note: \(ComparisonWording.roundsUnknowable(minimumBenchmarks: minimum))")
         }
         if !findings.ceilingShares.isEmpty {
             lines.append("  memory ceiling (100% = as fast as that operation on the output's bytes):")
