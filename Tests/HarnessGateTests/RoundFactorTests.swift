@@ -26,7 +26,8 @@ import Testing
             var cells: [(process: Int, round: Int)] = []
             for process in 0..<processes {
                 let level =
-                    100 * Double(index + 1) * MachineFactorTests.ownNoise(index, process, draw: draw) * (ratios[id] ?? 1)
+                    100 * Double(index + 1) * MachineFactorTests.ownNoise(index, process, draw: draw)
+                    * (ratios[id] ?? 1)
                 for round in 0..<rounds {
                     values += GateFixtures.spread(
                         count: 5, mean: level * machine(process, round, index), relativeSpread: 0.005,
@@ -160,7 +161,9 @@ import Testing
     @Test func theFindingsNameTheRoundsCountedFromOne() throws {
         var moved = Self.report(processes: 1, draw: 1, machine: Self.slowThirdAndFourth)
         for index in moved.benchmarks.indices {
-            for sample in moved.benchmarks[index].samples.indices { moved.benchmarks[index].samples[sample].process = nil }
+            for sample in moved.benchmarks[index].samples.indices {
+                moved.benchmarks[index].samples[sample].process = nil
+            }
         }
         moved.roundFactors = RoundLevels.factors(moved)
         let findings = Findings(moved)

@@ -84,7 +84,9 @@ package struct RoundLevels {
         var tagged = false
         for result in report.benchmarks {
             tagged = tagged || result.samples.contains { $0.process != nil }
-            for cell in cells(of: result) ?? [] { rounds[cell.process] = max(rounds[cell.process] ?? 0, cell.round + 1) }
+            for cell in cells(of: result) ?? [] {
+                rounds[cell.process] = max(rounds[cell.process] ?? 0, cell.round + 1)
+            }
         }
         guard rounds.values.contains(where: { $0 >= 2 }) else { return nil }
         let minimum = ProcessLevels.minimumOthers + 1

@@ -34,7 +34,8 @@ struct SummarySection {
     private func rounds(_ findings: Findings) -> Markup {
         var out: Markup = ""
         if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
-            out += "<p class=\"small\">Note: \(ComparisonWording.roundJumps(findings.roundJumps, boundPercent: bound)).</p>"
+            out +=
+                "<p class=\"small\">Note: \(ComparisonWording.roundJumps(findings.roundJumps, boundPercent: bound)).</p>"
         }
         if let minimum = findings.roundsUnknowable {
             out += "<p class=\"small\">Note: \(ComparisonWording.roundsUnknowable(minimumBenchmarks: minimum)).</p>"
