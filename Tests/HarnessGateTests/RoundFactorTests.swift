@@ -133,6 +133,31 @@ import Testing
         }
     }
 
+    /// A benchmark visited once (round 0 only) is at its own level there by definition: it is not
+    /// taken for the machine's factor in that round, but its samples are divided by that factor.
+    @Test func aOneVisitBenchmarkIsNotTakenForTheMachine() throws {
+        func slowFirst(_: Int, round: Int, _: Int) -> Double { round == 0 ? 1.3 : 1 }
+        var report = Self.report(processes: 1, draw: 1, machine: slowFirst)
+        for id in [
+            "S/once/a", "S/once/b", "S/once/c", "S/once/d", "S/once/e", "S/once/f", "S/once/g", "S/once/h",
+            "S/once/i",
+        ] {
+            var result = GateFixtures.result(id, nanosecondsPerOperation: [130, 131, 129])
+            for sample in result.samples.indices {
+                result.samples[sample].process = 0
+                result.samples[sample].round = 0
+            }
+            report.benchmarks.append(result)
+        }
+        let levels = RoundLevels(report, metric: .wallTime)
+        let first = RoundLevels.Cell(process: 0, round: 0)
+        #expect(levels.ratios[first]?.keys.contains("S/once/a") == false)
+        #expect(abs((levels.factor(of: "S/once/a", in: first) ?? 0) - 1.3) < 0.01)
+        #expect(RoundLevels.factors(report)?.jumps.map(\.round) == [0])
+        let once = try #require(ProcessLevels.levels(report, metric: .wallTime)["S/once/a"]?[0])
+        #expect(abs(once - 130 / levels.factor(of: "S/once/a", in: first)!) < 1e-9)
+    }
+
     /// Fewer than three other benchmarks in a round: no factor, the samples as measured, and the
     /// findings of a comparison say why.
     @Test func tooFewBenchmarksLeaveTheRoundsUnknowableAndSaySo() throws {

@@ -12,7 +12,8 @@ package struct RoundLevels {
     }
 
     /// Each benchmark's median in each round of a process divided by its median over that process's
-    /// rounds, by round then id; only benchmarks whose every sample has a round.
+    /// rounds, by round then id; only benchmarks whose every sample has a round, in processes where
+    /// they were measured in two rounds or more.
     let ratios: [Cell: [String: Double]]
 
     init(_ report: Report, metric: Metric) {
@@ -28,7 +29,11 @@ package struct RoundLevels {
                 byProcess[cell.process, default: []].append(value)
             }
             let reference = byProcess.mapValues { SampleStatistics.median($0) }
-            for (cell, values) in byCell {
+            // A benchmark measured in one round of a process (one visit) is at its own level there by
+            // definition: its ratio of 1 would pull that round's factor towards 1 whatever the machine did.
+            var roundsIn: [Int: Int] = [:]
+            for cell in byCell.keys { roundsIn[cell.process, default: 0] += 1 }
+            for (cell, values) in byCell where roundsIn[cell.process]! >= 2 {
                 let level = SampleStatistics.median(values)
                 guard let base = reference[cell.process], base > 0, level > 0 else { continue }
                 ratios[cell, default: [:]][result.id] = level / base
