@@ -2,8 +2,7 @@ import PerfReport
 
 /// The findings of a run as terminal text, printed before the table: the claims that did not hold
 /// or stayed open (held ones as a count), what changed against the baseline, the rounds in which
-/// the machine moved, the memory-ceiling
-/// shares, Probe's costs, and one line per kind of warning.
+/// the machine moved, the memory-ceiling shares, Probe's costs, and one line per kind of warning.
 public enum FindingsText {
     public static func text(_ report: Report) -> String {
         let findings = Findings(report)
