@@ -181,6 +181,9 @@ import Testing
         moved.comparison = gate.decide(baseline: keep(Self.report(processes: 10, draw: 0)), current: moved).comparison
         #expect(Findings(moved).roundsUnknowable == 4)
         #expect(FindingsText.text(moved).contains("whether the machine moved within a process cannot be told"))
+        let summary = GateSummary.markdown(
+            try #require(moved.comparison), title: "t", notes: ComparisonWording.roundNotes(Findings(moved)))
+        #expect(summary.contains("- whether the machine moved within a process cannot be told: fewer than 4"))
     }
 
     @Test func theFindingsNameTheRoundsCountedFromOne() throws {

@@ -33,13 +33,7 @@ struct SummarySection {
     /// The rounds in which the machine moved within a process, or why that cannot be told.
     private func rounds(_ findings: Findings) -> Markup {
         var out: Markup = ""
-        if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
-            out +=
-                "<p class=\"small\">Note: \(ComparisonWording.roundJumps(findings.roundJumps, boundPercent: bound)).</p>"
-        }
-        if let minimum = findings.roundsUnknowable {
-            out += "<p class=\"small\">Note: \(ComparisonWording.roundsUnknowable(minimumBenchmarks: minimum)).</p>"
-        }
+        for note in ComparisonWording.roundNotes(findings) { out += "<p class=\"small\">Note: \(note).</p>" }
         return out
     }
 

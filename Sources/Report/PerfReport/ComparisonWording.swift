@@ -29,6 +29,17 @@ public enum ComparisonWording {
         }
     }
 
+    /// The findings' lines on the machine within a process: its jumps, or why none could be told.
+    /// The terminal, the HTML page and the markdown summary print them.
+    public static func roundNotes(_ findings: Findings) -> [String] {
+        var notes: [String] = []
+        if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
+            notes.append(roundJumps(findings.roundJumps, boundPercent: bound))
+        }
+        if let minimum = findings.roundsUnknowable { notes.append(roundsUnknowable(minimumBenchmarks: minimum)) }
+        return notes
+    }
+
     /// The rounds in which the machine moved within a process, in one line (the findings print it):
     /// "the machine moved within a process (a neighbour came or went): process 2 round 3 ×1.300, …".
     /// Rounds and processes are counted from 1, as the progress line counts them.

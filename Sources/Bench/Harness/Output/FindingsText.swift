@@ -30,12 +30,7 @@ public enum FindingsText {
             }
             for caveat in findings.caveats { lines.append("    note: \(ComparisonWording.caveat(caveat))") }
         }
-        if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
-            lines.append("  note: \(ComparisonWording.roundJumps(findings.roundJumps, boundPercent: bound))")
-        }
-        if let minimum = findings.roundsUnknowable {
-            lines.append("  note: \(ComparisonWording.roundsUnknowable(minimumBenchmarks: minimum))")
-        }
+        for note in ComparisonWording.roundNotes(findings) { lines.append("  note: \(note)") }
         if !findings.ceilingShares.isEmpty {
             lines.append("  memory ceiling (100% = as fast as that operation on the output's bytes):")
             for share in findings.ceilingShares {

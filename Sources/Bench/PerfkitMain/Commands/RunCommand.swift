@@ -237,7 +237,9 @@ enum ResultPresentation {
         }
         if let reason = report.incompleteReason { Swift.print("warning: the report is incomplete: \(reason)") }
         if let result = report.comparison {
-            let summary = GateSummary.markdown(result, title: "compared with \(gate.baseline ?? "baseline")")
+            let summary = GateSummary.markdown(
+                result, title: "compared with \(gate.baseline ?? "baseline")",
+                notes: ComparisonWording.roundNotes(Findings(report)))
             Swift.print(summary)
             try gate.writeSummary(summary)
         }
