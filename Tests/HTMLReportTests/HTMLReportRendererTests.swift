@@ -81,6 +81,18 @@ import Testing
         #expect(html.contains(UnitFormatting.change(ratio: entry.ratio!)))
     }
 
+    /// Rounds in which the machine moved are a note of the findings, rounds counted from 1.
+    @Test func theFindingsNameTheRoundsTheMachineMovedIn() throws {
+        var report = current
+        report.roundFactors = RoundFactors(
+            boundPercent: 15, minimumBenchmarks: 4,
+            processes: [RoundFactors.Process(process: 1, factors: [1, 1, 1.3, nil, 1])])
+        let html = HTMLReportRenderer.render(report, baseline: baseline)
+        #expect(
+            html.contains("the machine moved within a process (a neighbour came or went): process 2 round 3 ×1.300"))
+        #expect(!HTMLReportRenderer.render(current, baseline: baseline).contains("the machine moved within a process"))
+    }
+
     @Test func theFindingsLeadWithTheClaimsVerdicts() throws {
         let html = html
         let findings = try #require(html.range(of: "<section id=\"summary\"><h2>Findings</h2>"))

@@ -4,14 +4,18 @@
 Builds the package three times (unchanged, HEAP_REGRESSION_5, HEAP_REGRESSION_10: the heap work
 processes 5% or 10% more elements), measures a wall-time baseline of the unchanged build on a quiet
 machine, then runs K trials in each condition -- quiet, one core busy, both cores busy (CPU-bound
-neighbour processes this script starts and stops) -- of each build against that baseline, the
-builds interleaved (base, +5%, +10%, then rotated). Three gates: the wall-time gate (`run
---processes M --baseline`, against a baseline of N processes), the count gate (instructions and
-allocations under callgrind, 2%) and `ci` (each build against the unchanged one, interleaved in
-alternating processes, CPU time). Prints a markdown table and writes every trial's outcome as JSON.
+neighbour processes this script starts and stops), and a moving host (one CPU-bound neighbour that
+starts and stops every 4 s for the whole condition, its own baselines included: they are measured
+under it, not on the quiet machine) -- of each build against that baseline, the builds interleaved
+(base, +5%, +10%, then rotated). Three gates: the wall-time gate (`run --processes M --baseline`,
+against a baseline of N processes), the count gate (instructions and allocations under callgrind,
+2%) and `ci` (each build against the unchanged one, interleaved in alternating processes, CPU
+time). --conditions and --gates choose some, so that the trials can be run in parts. Prints a
+markdown table and writes every trial's outcome as JSON.
 
-usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy] [--gates wall,count,ci]
-                         [--baseline-processes N] [--candidate-processes M] [--json FILE]
+usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving]
+                         [--gates wall-time,count,ci] [--baseline-processes N]
+                         [--candidate-processes M] [--json FILE]
 """
 import argparse
 import glob
@@ -21,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +34,12 @@ INJECTED = "Collections/heap/drain"
 BUILDS = {"base": [], "+5%": ["-Xswiftc", "-DHEAP_REGRESSION_5"], "+10%": ["-Xswiftc", "-DHEAP_REGRESSION_10"]}
 SCRATCH = {"base": ".build", "+5%": ".build-plus5", "+10%": ".build-plus10"}
 NEIGHBOURS = {"quiet": 0, "one-busy": 1, "both-busy": 2}
+# The moving host: one neighbour, on for this long, then off for as long, over and over.
+MOVING = "moving"
+MOVING_PERIOD_SECONDS = 4.0
+CONDITIONS = list(NEIGHBOURS) + [MOVING]
+GATES = ["wall", "count", "ci"]
+GATE_NAMES = {"wall-time": "wall"}
 
 
 def build(variant):
@@ -56,6 +67,67 @@ def stop(neighbours):
     for process in neighbours:
         process.kill()
         process.wait()
+
+
+class MovingNeighbour:
+    """One CPU-bound neighbour that starts, runs `period` seconds, stops, waits as long, and again,
+    until stop(): a shared host whose neighbours come and go within a process's run."""
+
+    def __init__(self, period):
+        self.period = period
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._toggle, daemon=True)
+        self.thread.start()
+
+    def _toggle(self):
+        running = []
+        try:
+            while not self.done.is_set():
+                running = start_neighbours(1)
+                self.done.wait(self.period)
+                stop(running)
+                running = []
+                self.done.wait(self.period)
+        finally:
+            stop(running)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
+def start_condition(condition):
+    """Starts `condition`'s neighbours; returns what stops them."""
+    if condition == MOVING:
+        return MovingNeighbour(MOVING_PERIOD_SECONDS).stop
+    neighbours = start_neighbours(NEIGHBOURS[condition])
+    return lambda: stop(neighbours)
+
+
+def measure_baselines(gates, executables, work, baseline_processes, host):
+    """The wall-time and count baselines the gates in `gates` need, measured on `host` ("quiet", or
+    "moving" while its neighbour comes and goes); returns them and the wall baseline's process spread."""
+    baselines = {}
+    floor = None
+    if "wall" in gates:
+        print(f"trials: wall-time baseline, {baseline_processes} processes, {host}", file=sys.stderr)
+        directory = os.path.join(work, f"wall-baseline-{host}")
+        subprocess.run([executables["base"], "run", "--processes", str(baseline_processes),
+                        "--output", directory, "--format", "json"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        baselines["wall"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
+        with open(baselines["wall"]) as f:
+            floor = {b["id"]: b["processSpread"]["spreadPercent"] for b in json.load(f)["benchmarks"]}
+        print(f"trials: the {host} baseline's processes lie apart by " + ", ".join(
+            f"{i} {p:.1f}%" for i, p in floor.items()), file=sys.stderr)
+    if "count" in gates:
+        print(f"trials: count baseline (callgrind), {host}", file=sys.stderr)
+        directory = os.path.join(work, f"count-baseline-{host}")
+        subprocess.run([executables["base"], "run", "--quick", "--instructions", "--allocations",
+                        "--output", directory, "--format", "json"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        baselines["count"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
+    return baselines, floor
 
 
 def trial(executable, arguments, work):
@@ -92,61 +164,61 @@ def classify(variant, outcome):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--conditions", default="quiet,one-busy,both-busy")
-    parser.add_argument("--gates", default="wall,count,ci")
+    parser.add_argument("--conditions", default=",".join(CONDITIONS),
+                        help=f"some of {', '.join(CONDITIONS)}, comma-separated")
+    parser.add_argument("--gates", default="wall-time,count,ci",
+                        help="some of wall-time (or wall), count, ci, comma-separated")
     parser.add_argument("--baseline-processes", type=int, default=10)
     parser.add_argument("--candidate-processes", type=int, default=3)
     parser.add_argument("--json", help="write every trial's outcome here")
     args = parser.parse_args()
     conditions = args.conditions.split(",")
-    gates = args.gates.split(",")
+    gates = [GATE_NAMES.get(gate, gate) for gate in args.gates.split(",")]
     for condition in conditions:
-        if condition not in NEIGHBOURS:
-            sys.exit(f"trials: unknown condition {condition} (use {', '.join(NEIGHBOURS)})")
+        if condition not in CONDITIONS:
+            sys.exit(f"trials: unknown condition {condition} (use {', '.join(CONDITIONS)})")
+    for gate in gates:
+        if gate not in GATES:
+            sys.exit(f"trials: unknown gate {gate} (use wall-time, count, ci)")
 
     executables = {variant: build(variant) for variant in BUILDS}
     work = tempfile.mkdtemp(prefix="collections-trials-")
     try:
+        # The quiet baselines serve every condition but the moving host, which measures its own.
         baselines = {}
-        if "wall" in gates:
-            print(f"trials: wall-time baseline, {args.baseline_processes} processes, quiet", file=sys.stderr)
-            directory = os.path.join(work, "wall-baseline")
-            subprocess.run([executables["base"], "run", "--processes", str(args.baseline_processes),
-                            "--output", directory, "--format", "json"], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            baselines["wall"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
-            with open(baselines["wall"]) as f:
-                floor = {b["id"]: b["processSpread"]["spreadPercent"] for b in json.load(f)["benchmarks"]}
-            print("trials: the baseline's processes lie apart by " + ", ".join(
-                f"{i} {p:.1f}%" for i, p in floor.items()), file=sys.stderr)
-        if "count" in gates:
-            print("trials: count baseline (callgrind)", file=sys.stderr)
-            directory = os.path.join(work, "count-baseline")
-            subprocess.run([executables["base"], "run", "--quick", "--instructions", "--allocations",
-                            "--output", directory, "--format", "json"], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            baselines["count"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
+        floors = {}
+        if any(condition != MOVING for condition in conditions):
+            baselines["quiet"], floors["quiet"] = measure_baselines(
+                gates, executables, work, args.baseline_processes, "quiet")
 
         gate_arguments = {
-            "wall": lambda: ["run", "--processes", str(args.candidate_processes), "--baseline", baselines["wall"]],
-            "count": lambda: ["run", "--quick", "--instructions", "--allocations", "--baseline", baselines["count"],
-                              "--gate-metric", "instructions,allocations", "--threshold", "2"],
+            "wall": lambda host: ["run", "--processes", str(args.candidate_processes),
+                                  "--baseline", baselines[host]["wall"]],
+            "count": lambda host: ["run", "--quick", "--instructions", "--allocations",
+                                   "--baseline", baselines[host]["count"],
+                                   "--gate-metric", "instructions,allocations", "--threshold", "2"],
             # Both builds interleaved in alternating processes (CPU time), as `ci --against` runs them.
-            "ci": lambda: ["ci", "--baseline-binary", executables["base"]],
+            "ci": lambda host: ["ci", "--baseline-binary", executables["base"]],
         }
         results = []
         variants = list(BUILDS)
         for condition in conditions:
-            neighbours = start_neighbours(NEIGHBOURS[condition])
+            stop_neighbours = start_condition(condition)
             try:
                 time.sleep(0.5)
+                host = MOVING if condition == MOVING else "quiet"
+                if host == MOVING:
+                    # Baseline included: the neighbour comes and goes while it is measured too.
+                    baselines[MOVING], floors[MOVING] = measure_baselines(
+                        gates, executables, work, args.baseline_processes, MOVING)
                 for number in range(args.trials):
                     order = variants[number % 3:] + variants[:number % 3]
                     for gate in gates:
                         for variant in order:
-                            outcome = trial(executables[variant], gate_arguments[gate](), work)
+                            outcome = trial(executables[variant], gate_arguments[gate](host), work)
                             injected, innocent = classify(variant, outcome)
-                            row = {"condition": condition, "gate": gate, "variant": variant, "trial": number,
+                            row = {"condition": condition, "baseline": host, "gate": gate, "variant": variant,
+                                   "trial": number,
                                    "status": outcome["status"], "seconds": outcome["seconds"],
                                    "injected": injected, "innocent": innocent,
                                    "load": os.getloadavg()[0]}
@@ -161,11 +233,11 @@ def main():
                                   f"{INJECTED} {injected}, others regressed {innocent or 'none'}, "
                                   f"{row['seconds']} s", file=sys.stderr, flush=True)
             finally:
-                stop(neighbours)
+                stop_neighbours()
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "trials": args.trials,
-                           "baselineProcessSpreadPercent": floor if "wall" in gates else None,
+                           "baselineProcessSpreadPercent": floors if "wall" in gates else None,
                            "baselineProcesses": args.baseline_processes,
                            "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)
         print(table(results, conditions, gates, args.trials))

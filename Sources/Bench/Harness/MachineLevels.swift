@@ -32,7 +32,8 @@ struct MachineLevels {
     }
 
     /// Divides `id`'s level in each process of each side by the machine's factor there and says so
-    /// (with the raw levels' interval from `rawInterval`); when either side's factor cannot be told,
+    /// (with the raw levels' interval from `rawInterval`), its levels those of samples divided by their
+    /// round's factor (``ProcessLevels/levels(_:metric:)``); when either side's factor cannot be told,
     /// leaves both raw and says why.
     func divide(
         id: String, baseline old: inout [Int: Double], current new: inout [Int: Double],
@@ -53,6 +54,9 @@ struct MachineLevels {
         }
         let raw = ComparisonReason.PerSide(
             baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! })
+        // The levels the factors came from: each sample divided by its round's factor first.
+        if let levels = baseline[id], Set(levels.keys) == Set(old.keys) { old = levels }
+        if let levels = current[id], Set(levels.keys) == Set(new.keys) { new = levels }
         for (process, factor) in oldByProcess where old[process] != nil { old[process]! /= factor }
         for (process, factor) in newByProcess where new[process] != nil { new[process]! /= factor }
         return .relative(

@@ -45,14 +45,16 @@ public enum ProcessLevels {
         return others.count >= minimumOthers ? Array(others.prefix(minimumOthers)) : []
     }
 
-    /// Each benchmark's median of `metric` in each process it was measured in, by id; a benchmark
-    /// measured in one process (no process tags) has its median as process 0.
+    /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples
+    /// first divided by the machine's factor in their round where it can be told (``RoundLevels``);
+    /// a benchmark measured in one process (no process tags) has its median as process 0.
     static func levels(_ report: Report, metric: Metric) -> [String: [Int: Double]] {
+        let rounds = RoundLevels(report, metric: metric)
         var levels: [String: [Int: Double]] = [:]
         for result in report.benchmarks {
             guard let values = Comparator.sampledValues(result, metric), !values.isEmpty else { continue }
             let processes = processes(of: result) ?? Array(repeating: 0, count: values.count)
-            levels[result.id] = medianByProcess(values, processes: processes)
+            levels[result.id] = medianByProcess(rounds.divided(values, of: result), processes: processes)
         }
         return levels
     }

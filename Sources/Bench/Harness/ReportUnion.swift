@@ -18,6 +18,7 @@ public enum ReportUnion {
 
     /// The union of `reports`, or nil when there are none. Comparisons the reports carry are
     /// dropped: each was made against a baseline of its own executable; compare the union instead.
+    /// So are their round factors, each of its own run; their rounds are renumbered to follow each other.
     public static func union(_ reports: [Report]) throws(DuplicateBenchmarks) -> Report? {
         guard var union = reports.first else { return nil }
         var seen = Set<String>()
@@ -28,7 +29,20 @@ public enum ReportUnion {
         guard duplicates.isEmpty else { throw DuplicateBenchmarks(ids: duplicates) }
 
         union.createdAt = reports.map(\.createdAt).min() ?? union.createdAt
-        union.benchmarks = reports.flatMap(\.benchmarks)
+        // Rounds are numbered per report, each's after the previous reports': rounds of different
+        // executables were not measured side by side, so they share no round's machine factor.
+        var firstRound = 0
+        union.benchmarks = reports.flatMap { report in
+            let rounds = report.benchmarks.flatMap { $0.samples.compactMap(\.round) }.max().map { $0 + 1 } ?? 0
+            defer { firstRound += rounds }
+            return report.benchmarks.map { result in
+                var result = result
+                for index in result.samples.indices {
+                    result.samples[index].round = result.samples[index].round.map { $0 + firstRound }
+                }
+                return result
+            }
+        }
         union.complete = reports.allSatisfy(\.complete)
         let reasons = reports.compactMap(\.incompleteReason)
         union.incompleteReason = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
@@ -42,6 +56,7 @@ public enum ReportUnion {
             return missing ?? metric
         }
         union.comparison = nil
+        union.roundFactors = nil
         let stalls = reports.compactMap(\.stalls)
         union.stalls = stalls.isEmpty ? nil : stalls.flatMap { $0 }
         let startup = reports.compactMap(\.startup)

@@ -13,6 +13,7 @@ struct SummarySection {
         var out = overview()
         out += ClaimsTable(page: page, findings: findings).render()
         out += comparison()
+        out += rounds(findings)
         out += HeadlineCostsTables(page: page, findings: findings).render()
         return out
     }
@@ -27,6 +28,13 @@ struct SummarySection {
             \(report.complete ? "" : " — <strong>incomplete run</strong>" as Markup)\
             \(report.settings.profile.map { " — \($0) profile" } ?? "").</p>
             """
+    }
+
+    /// The rounds in which the machine moved within a process, or why that cannot be told.
+    private func rounds(_ findings: Findings) -> Markup {
+        var out: Markup = ""
+        for note in ComparisonWording.roundNotes(findings) { out += "<p class=\"small\">Note: \(note).</p>" }
+        return out
     }
 
     private func comparison() -> Markup {

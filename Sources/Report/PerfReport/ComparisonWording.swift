@@ -29,6 +29,36 @@ public enum ComparisonWording {
         }
     }
 
+    /// The findings' lines on the machine within a process: its jumps, or why none could be told.
+    /// The terminal, the HTML page and the markdown summary print them.
+    public static func roundNotes(_ findings: Findings) -> [String] {
+        var notes: [String] = []
+        if !findings.roundJumps.isEmpty, let bound = findings.roundBoundPercent {
+            notes.append(roundJumps(findings.roundJumps, boundPercent: bound))
+        }
+        if let minimum = findings.roundsUnknowable { notes.append(roundsUnknowable(minimumBenchmarks: minimum)) }
+        return notes
+    }
+
+    /// The rounds in which the machine moved within a process, in one line (the findings print it):
+    /// "the machine moved within a process (a neighbour came or went): process 2 round 3 ×1.300, …".
+    /// Rounds and processes are counted from 1, as the progress line counts them.
+    public static func roundJumps(_ jumps: [RoundFactors.Jump], boundPercent: Double) -> String {
+        let rounds = jumps.map { jump in
+            let process = jump.process.map { "process \($0 + 1) " } ?? ""
+            return "\(process)round \(jump.round + 1) ×\(ratio(jump.factor))"
+        }
+        return "the machine moved within a process (a neighbour came or went): \(rounds.joined(separator: ", ")), "
+            + "beyond ±\(percent(boundPercent)) of the process's level over its rounds; a comparison in processes "
+            + "divides each sample by its round's factor, from the other benchmarks measured in that round"
+    }
+
+    /// Why no round's factor could be told, in one line (the findings print it beside a comparison).
+    public static func roundsUnknowable(minimumBenchmarks: Int) -> String {
+        "whether the machine moved within a process cannot be told: fewer than \(minimumBenchmarks) benchmarks "
+            + "were measured in each round, so the gate took each round's samples as measured"
+    }
+
     /// `text` with what a review found: most add a clause after it; a re-run's verdict frames it.
     static func applying(_ review: ComparisonReason.Review, to text: String) -> String {
         switch review {

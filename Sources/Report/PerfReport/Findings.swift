@@ -1,7 +1,7 @@
 /// What a reader opens a report for, drawn from it as plain data: the claims' verdicts, what changed
-/// against the baseline, how close the memory-bound benchmarks come to the machine's ceiling, the
-/// costs Probe adds to a service, and the warnings grouped by kind. The HTML page and the terminal
-/// lead with it; the tables follow.
+/// against the baseline, the rounds in which the machine moved, how close the memory-bound
+/// benchmarks come to the machine's ceiling, the costs Probe adds to a service, and the warnings
+/// grouped by kind. The HTML page and the terminal lead with it; the tables follow.
 public struct Findings: Sendable, Equatable {
     /// One claim and the clause of its evidence that decided it.
     public struct ClaimLine: Sendable, Equatable {
@@ -44,6 +44,13 @@ public struct Findings: Sendable, Equatable {
     public var changes: [ComparisonEntry]
     /// What limits every verdict against the baseline (a side measured in one process).
     public var caveats: [Comparison.Caveat]
+    /// Rounds of a process whose machine factor moved beyond the bound (``RoundFactors/jumps``).
+    public var roundJumps: [RoundFactors.Jump]
+    /// The bound the jumps lie beyond, in percent.
+    public var roundBoundPercent: Double?
+    /// Set, to the benchmarks a round needs, when a run compared with a baseline had rounds but no
+    /// round's factor could be told: the gate then took the samples as measured.
+    public var roundsUnknowable: Int?
     public var ceilingShares: [CeilingShare]
     public var probeCosts: [ProbeCost]
     /// Most benchmarks first.
@@ -64,6 +71,11 @@ public struct Findings: Sendable, Equatable {
             + entries.filter { $0.verdict == .improved }.sorted { ($0.ratio ?? 1) < ($1.ratio ?? 1) }
 
         caveats = report.comparison?.caveats ?? []
+        roundJumps = report.roundFactors?.jumps ?? []
+        roundBoundPercent = report.roundFactors?.boundPercent
+        roundsUnknowable =
+            report.comparison != nil && report.roundFactors?.isUnknowable == true
+            ? report.roundFactors?.minimumBenchmarks : nil
 
         ceilingShares = report.benchmarks.compactMap { result in
             let prefix = "percentOf"
@@ -107,8 +119,8 @@ public struct Findings: Sendable, Equatable {
     public func count(_ verdict: Claim.Verdict) -> Int { claims.count { $0.verdict == verdict } }
 
     public var isEmpty: Bool {
-        claims.isEmpty && changes.isEmpty && caveats.isEmpty && ceilingShares.isEmpty && probeCosts.isEmpty
-            && warningGroups.isEmpty
+        claims.isEmpty && changes.isEmpty && caveats.isEmpty && roundJumps.isEmpty && roundsUnknowable == nil
+            && ceilingShares.isEmpty && probeCosts.isEmpty && warningGroups.isEmpty
     }
 }
 

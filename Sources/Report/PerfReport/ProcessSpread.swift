@@ -21,7 +21,8 @@ public struct ProcessSpread: Codable, Sendable, Equatable {
     /// three other benchmarks shared a process, and in reports of older perfkits.
     public var commonFactors: [Double]?
     /// The spread of the wall medians divided by ``commonFactors``, as ``spreadPercent``: what is left
-    /// of the spread once the machine's movement is taken out.
+    /// of the spread once the machine's movement is taken out (each sample first divided by its
+    /// round's factor, where known: ``RoundFactors``).
     public var relativeSpreadPercent: Double?
 
     public init(

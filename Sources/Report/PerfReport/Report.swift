@@ -33,6 +33,9 @@ public struct Report: Codable, Sendable, Equatable {
     public var stalls: [StallRecord]?
     /// Startup-phase timings (`perfkit startup`), if any were collected.
     public var startup: [StartupResult]?
+    /// The machine's factor in each round of each process, when a process ran several rounds
+    /// (`perfkit run`); nil in reports of older perfkits.
+    public var roundFactors: RoundFactors?
 
     public init(
         tool: ToolInfo = ToolInfo(),
@@ -46,7 +49,8 @@ public struct Report: Codable, Sendable, Equatable {
         benchmarks: [BenchmarkResult],
         comparison: Comparison? = nil,
         stalls: [StallRecord]? = nil,
-        startup: [StartupResult]? = nil
+        startup: [StartupResult]? = nil,
+        roundFactors: RoundFactors? = nil
     ) {
         self.schemaVersion = Report.currentSchemaVersion
         self.tool = tool
@@ -61,6 +65,7 @@ public struct Report: Codable, Sendable, Equatable {
         self.comparison = comparison
         self.stalls = stalls
         self.startup = startup
+        self.roundFactors = roundFactors
     }
 }
 

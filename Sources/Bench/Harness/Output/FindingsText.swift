@@ -1,8 +1,8 @@
 import PerfReport
 
 /// The findings of a run as terminal text, printed before the table: the claims that did not hold
-/// or stayed open (held ones as a count), what changed against the baseline, the memory-ceiling
-/// shares, Probe's costs, and one line per kind of warning.
+/// or stayed open (held ones as a count), what changed against the baseline, the rounds in which
+/// the machine moved, the memory-ceiling shares, Probe's costs, and one line per kind of warning.
 public enum FindingsText {
     public static func text(_ report: Report) -> String {
         let findings = Findings(report)
@@ -30,6 +30,7 @@ public enum FindingsText {
             }
             for caveat in findings.caveats { lines.append("    note: \(ComparisonWording.caveat(caveat))") }
         }
+        for note in ComparisonWording.roundNotes(findings) { lines.append("  note: \(note)") }
         if !findings.ceilingShares.isEmpty {
             lines.append("  memory ceiling (100% = as fast as that operation on the output's bytes):")
             for share in findings.ceilingShares {

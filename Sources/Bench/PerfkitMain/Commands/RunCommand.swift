@@ -152,6 +152,8 @@ struct RunCommand: ParsableCommand {
         } else {
             report = measure(selection)
         }
+        // Rounds in which the machine moved within a process are a finding of their own.
+        report.roundFactors = RoundLevels.factors(report)
         if let baselineReport {
             report.comparison = try regressionGate.decide(baseline: baselineReport, current: report) { suspects in
                 // Measured in processes: a time regression is measured once more, in one more process.
@@ -235,7 +237,9 @@ enum ResultPresentation {
         }
         if let reason = report.incompleteReason { Swift.print("warning: the report is incomplete: \(reason)") }
         if let result = report.comparison {
-            let summary = GateSummary.markdown(result, title: "compared with \(gate.baseline ?? "baseline")")
+            let summary = GateSummary.markdown(
+                result, title: "compared with \(gate.baseline ?? "baseline")",
+                notes: ComparisonWording.roundNotes(Findings(report)))
             Swift.print(summary)
             try gate.writeSummary(summary)
         }

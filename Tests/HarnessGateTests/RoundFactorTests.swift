@@ -1,0 +1,214 @@
+import Foundation
+import PerfReport
+import Testing
+
+@testable import Harness
+
+/// The wall-time gate on a host that moves inside a process: the rounds in which the machine's
+/// factor jumped are named, and each sample is divided by its round's factor before its process's
+/// level is taken, so that a neighbour arriving halfway does not move the levels unevenly (#51, item 2).
+@Suite struct RoundFactorTests {
+    let gate = RegressionGate(basis: .time(.wallTime))
+
+    static let ids = MachineFactorTests.ids
+    static let rounds = 5
+
+    /// A report of ``ids`` in `processes` processes of 5 rounds, 5 samples a round spread ±0.5%: each
+    /// benchmark at 100·(its index + 1) ns times its own level in that process
+    /// (``MachineFactorTests/ownNoise(_:_:draw:)``), `ratios[id]` and `machine(process, round, index)`,
+    /// the machine's level when that benchmark was measured in that round.
+    static func report(
+        processes: Int, ratios: [String: Double] = [:], draw: Int,
+        machine: (_ process: Int, _ round: Int, _ benchmark: Int) -> Double = { _, _, _ in 1 }
+    ) -> Report {
+        let results = ids.enumerated().map { index, id in
+            var values: [Double] = []
+            var cells: [(process: Int, round: Int)] = []
+            for process in 0..<processes {
+                let level =
+                    100 * Double(index + 1) * MachineFactorTests.ownNoise(index, process, draw: draw)
+                    * (ratios[id] ?? 1)
+                for round in 0..<rounds {
+                    values += GateFixtures.spread(
+                        count: 5, mean: level * machine(process, round, index), relativeSpread: 0.005,
+                        phase: process + round)
+                    cells += Array(repeating: (process, round), count: 5)
+                }
+            }
+            var result = GateFixtures.result(id, nanosecondsPerOperation: values)
+            for (sample, cell) in cells.enumerated() {
+                result.samples[sample].process = cell.process
+                result.samples[sample].round = cell.round
+            }
+            return result
+        }
+        return GateFixtures.report(results)
+    }
+
+    /// Every benchmark 30% slower in the third and fourth rounds (0-based 2 and 3) of every process.
+    static func slowThirdAndFourth(_: Int, round: Int, _: Int) -> Double { round == 2 || round == 3 ? 1.3 : 1 }
+
+    func entries(_ decision: RegressionGate.Decision) -> [String: ComparisonEntry] {
+        Dictionary(uniqueKeysWithValues: decision.comparison.entries.map { ($0.id, $0) })
+    }
+
+    /// Each candidate benchmark's verdict, and its ratio within `tolerance`, against a steady
+    /// baseline of 10 processes.
+    func expectSameVerdicts(
+        _ moved: Report, _ steady: Report, tolerance: Double = 0.005, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let baseline = Self.report(processes: 10, draw: 0)
+        let movedEntries = entries(gate.decide(baseline: baseline, current: moved))
+        let steadyEntries = entries(gate.decide(baseline: baseline, current: steady))
+        for id in Self.ids {
+            let (moved, steady) = (movedEntries[id]!, steadyEntries[id]!)
+            #expect(moved.verdict == steady.verdict, "\(id): \(moved.explanation)", sourceLocation: sourceLocation)
+            #expect(
+                abs((moved.ratio ?? 0) - (steady.ratio ?? 1)) < tolerance, "\(id): \(moved.explanation)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func everyBenchmarkSlowerInTwoRoundsNamesThemAndKeepsTheVerdicts() throws {
+        let moved = Self.report(processes: 3, draw: 1, machine: Self.slowThirdAndFourth)
+        let factors = try #require(RoundLevels.factors(moved))
+        #expect(factors.boundPercent == ProcessLevels.factorBoundPercent)
+        #expect(factors.jumps.map(\.round) == [2, 3, 2, 3, 2, 3])
+        #expect(factors.jumps.map(\.process) == [0, 0, 1, 1, 2, 2])
+        #expect(factors.jumps.allSatisfy { abs($0.factor - 1.3) < 0.01 })
+
+        expectSameVerdicts(moved, Self.report(processes: 3, draw: 1))
+        let decision = gate.decide(baseline: Self.report(processes: 10, draw: 0), current: moved)
+        #expect(!decision.comparison.entries.contains { $0.verdict == .regressed || $0.verdict == .improved })
+    }
+
+    @Test func aBenchmarkTenPercentSlowerInEveryRoundIsTheOnlyOneFlagged() throws {
+        let regressed = Self.ids[3]
+        let moved = Self.report(
+            processes: 3, ratios: [regressed: 1.1], draw: 1, machine: Self.slowThirdAndFourth)
+        #expect(RoundLevels.factors(moved)?.jumps.map(\.round) == [2, 3, 2, 3, 2, 3])
+        let decision = gate.decide(baseline: Self.report(processes: 10, draw: 0), current: moved)
+        let flagged = decision.comparison.entries.filter { $0.verdict == .regressed || $0.verdict == .improved }
+        #expect(flagged.map(\.id) == [regressed])
+        #expect(flagged.first?.verdict == .regressed)
+        #expect(abs((flagged.first?.ratio ?? 0) - 1.1) < 0.03)
+        expectSameVerdicts(moved, Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1))
+    }
+
+    /// A neighbour that leaves in the third round, after the first three benchmarks' visits: they are
+    /// slow in three rounds, the others in two, so their raw process medians lie 30% apart, and the
+    /// process's factor, one for all, would call them regressed. Divided by each round's factor, the
+    /// levels are those of a steady process.
+    @Test func aNeighbourLeavingMidRoundDoesNotMoveTheLevelsUnevenly() throws {
+        func neighbour(_: Int, round: Int, benchmark: Int) -> Double {
+            round < 2 || (round == 2 && benchmark < 3) ? 1.3 : 1
+        }
+        let moved = Self.report(processes: 3, draw: 1, machine: neighbour)
+        let steady = Self.report(processes: 3, draw: 1)
+        let movedLevels = ProcessLevels.levels(moved, metric: .wallTime)
+        let steadyLevels = ProcessLevels.levels(steady, metric: .wallTime)
+        let first = moved.benchmarks[0]
+        let raw = ProcessLevels.medianByProcess(
+            first.wallNanosecondsPerOperation, processes: first.samples.map { $0.process! })
+        #expect(raw.keys.allSatisfy { abs(raw[$0]! / steadyLevels[first.id]![$0]! - 1.3) < 0.015 })
+        for id in [first.id, Self.ids[7]] {
+            let (divided, steady) = (try #require(movedLevels[id]), try #require(steadyLevels[id]))
+            #expect(divided.keys.allSatisfy { abs(divided[$0]! / steady[$0]! - 1) < 0.015 }, "\(id)")
+        }
+        expectSameVerdicts(moved, steady, tolerance: 0.015)
+    }
+
+    /// One benchmark's own swing in two rounds is not the machine's: no round is named, and its
+    /// swing stays in its samples (the other benchmarks' rounds give its factor).
+    @Test func oneBenchmarksOwnSwingIsNotTheMachines() throws {
+        let moved = Self.report(processes: 1, draw: 1) { _, round, benchmark in
+            benchmark == 5 && (round == 2 || round == 3) ? 1.3 : 1
+        }
+        let factors = try #require(RoundLevels.factors(moved))
+        #expect(factors.jumps.isEmpty)
+        #expect(factors.processes.map(\.process) == [0])
+        let levels = RoundLevels(moved, metric: .wallTime)
+        for round in 0..<Self.rounds {
+            #expect(levels.factor(of: Self.ids[5], in: RoundLevels.Cell(process: 0, round: round)) == 1)
+        }
+    }
+
+    /// A benchmark visited once (round 0 only) is at its own level there by definition: it is not
+    /// taken for the machine's factor in that round, but its samples are divided by that factor.
+    @Test func aOneVisitBenchmarkIsNotTakenForTheMachine() throws {
+        func slowFirst(_: Int, round: Int, _: Int) -> Double { round == 0 ? 1.3 : 1 }
+        var report = Self.report(processes: 1, draw: 1, machine: slowFirst)
+        for id in [
+            "S/once/a", "S/once/b", "S/once/c", "S/once/d", "S/once/e", "S/once/f", "S/once/g", "S/once/h",
+            "S/once/i",
+        ] {
+            var result = GateFixtures.result(id, nanosecondsPerOperation: [130, 131, 129])
+            for sample in result.samples.indices {
+                result.samples[sample].process = 0
+                result.samples[sample].round = 0
+            }
+            report.benchmarks.append(result)
+        }
+        let levels = RoundLevels(report, metric: .wallTime)
+        let first = RoundLevels.Cell(process: 0, round: 0)
+        #expect(levels.ratios[first]?.keys.contains("S/once/a") == false)
+        #expect(abs((levels.factor(of: "S/once/a", in: first) ?? 0) - 1.3) < 0.01)
+        #expect(RoundLevels.factors(report)?.jumps.map(\.round) == [0])
+        let once = try #require(ProcessLevels.levels(report, metric: .wallTime)["S/once/a"]?[0])
+        #expect(abs(once - 130 / levels.factor(of: "S/once/a", in: first)!) < 1e-9)
+    }
+
+    /// Fewer than three other benchmarks in a round: no factor, the samples as measured, and the
+    /// findings of a comparison say why.
+    @Test func tooFewBenchmarksLeaveTheRoundsUnknowableAndSaySo() throws {
+        func keep(_ report: Report) -> Report {
+            var report = report
+            report.benchmarks = Array(report.benchmarks.prefix(3))
+            return report
+        }
+        var moved = keep(Self.report(processes: 3, draw: 1, machine: Self.slowThirdAndFourth))
+        let first = moved.benchmarks[0]
+        let levels = try #require(ProcessLevels.levels(moved, metric: .wallTime)[first.id])
+        let raw = ProcessLevels.medianByProcess(
+            first.wallNanosecondsPerOperation, processes: first.samples.map { $0.process! })
+        #expect(levels == raw)
+
+        let factors = try #require(RoundLevels.factors(moved))
+        #expect(factors.isUnknowable)
+        #expect(factors.minimumBenchmarks == ProcessLevels.minimumOthers + 1)
+        moved.roundFactors = factors
+        #expect(Findings(moved).roundsUnknowable == nil)
+        moved.comparison = gate.decide(baseline: keep(Self.report(processes: 10, draw: 0)), current: moved).comparison
+        #expect(Findings(moved).roundsUnknowable == 4)
+        #expect(FindingsText.text(moved).contains("whether the machine moved within a process cannot be told"))
+        let summary = GateSummary.markdown(
+            try #require(moved.comparison), title: "t", notes: ComparisonWording.roundNotes(Findings(moved)))
+        #expect(summary.contains("- whether the machine moved within a process cannot be told: fewer than 4"))
+    }
+
+    @Test func theFindingsNameTheRoundsCountedFromOne() throws {
+        var moved = Self.report(processes: 1, draw: 1, machine: Self.slowThirdAndFourth)
+        for index in moved.benchmarks.indices {
+            for sample in moved.benchmarks[index].samples.indices {
+                moved.benchmarks[index].samples[sample].process = nil
+            }
+        }
+        moved.roundFactors = RoundLevels.factors(moved)
+        let findings = Findings(moved)
+        #expect(findings.roundJumps.map(\.round) == [2, 3])
+        #expect(findings.roundJumps.allSatisfy { $0.process == nil })
+        #expect(!findings.isEmpty)
+        let factors = findings.roundJumps.map { String(format: "%.3f", $0.factor) }
+        let text = FindingsText.text(moved)
+        #expect(
+            text.contains(
+                "the machine moved within a process (a neighbour came or went): "
+                    + "round 3 ×\(factors[0]), round 4 ×\(factors[1]), beyond ±15.0%"))
+        let tagged = Self.report(processes: 2, draw: 1) { process, round, _ in process == 1 && round == 4 ? 0.8 : 1 }
+        let jumps = try #require(RoundLevels.factors(tagged)).jumps
+        #expect(jumps.map(\.process) == [1] && jumps.map(\.round) == [4])
+        #expect(
+            ComparisonWording.roundJumps(jumps, boundPercent: 15)
+                .contains(": process 2 round 5 ×\(String(format: "%.3f", jumps[0].factor)), beyond"))
+    }
+}
