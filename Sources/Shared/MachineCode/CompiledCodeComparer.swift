@@ -13,6 +13,8 @@ package struct CompiledCodeComparer {
         }
 
         package var kind: Kind
+        /// The binary it is about; nil for a missing tool.
+        package var path: String?
         package var message: String
         package var description: String { message }
     }
@@ -26,14 +28,14 @@ package struct CompiledCodeComparer {
     ) throws(Failure) {
         func open(_ path: String) throws(Failure) -> ExecutableDisassembler {
             guard FileManager.default.fileExists(atPath: path) else {
-                throw Failure(kind: .unreadableBinary, message: "\(path): no such file")
+                throw Failure(kind: .unreadableBinary, path: path, message: "\(path): no such file")
             }
             do {
                 return try ExecutableDisassembler(executablePath: path, objdumpPath: objdumpPath)
             } catch let failure as ExecutableDisassembler.Failure {
-                throw Failure(kind: .objdumpNotFound, message: failure.message)
+                throw Failure(kind: .objdumpNotFound, path: nil, message: failure.message)
             } catch {
-                throw Failure(kind: .unreadableBinary, message: "\(error)")
+                throw Failure(kind: .unreadableBinary, path: path, message: "\(error)")
             }
         }
         base = try open(basePath)

@@ -36,8 +36,10 @@ package struct ExplainCodeCommand: ParsableCommand {
         do {
             comparer = try CompiledCodeComparer(basePath: base, newPath: new)
         } catch {
-            throw PerfkitError(
-                error.kind == .objdumpNotFound ? .missingTool : .invalidInput, error.message, cause: error)
+            // "--base build/old: not an ELF file": the option as well as the file.
+            let option = error.path == nil ? "" : error.path == base ? "--base " : "--new "
+            let kind: PerfkitError.Kind = error.kind == .objdumpNotFound ? .missingTool : .invalidInput
+            throw PerfkitError(kind, option + error.message, cause: error)
         }
         for symbol in symbols { print(comparer.compare(symbol).summary) }
     }
