@@ -30,6 +30,27 @@ import Testing
         // The tail branch to another function is a call.
         #expect(code.directCallees["$s1m4doneyyF"] == 1)
         #expect(code.directCallees["swift_retain"] == 1)
+        // No branch goes back: nothing is in a loop.
+        #expect(code.runtimeCallsInLoops.isEmpty)
+    }
+
+    @Test func callsBetweenABackwardBranchAndItsTargetAreInALoop() throws {
+        let listing = Disassembly(
+            objdumpOutput: """
+                0000000000001000 <$s1m4bumpyS2iF>:
+                    1000:      	pushq	%rbp
+                    1001:      	movq	%rsp, %rbp
+                    1004:      	callq	0x2000 <swift_beginAccess@plt>
+                    1009:      	incq	%rbx
+                    100c:      	callq	0x2000 <swift_beginAccess@plt>
+                    1011:      	cmpq	%rbx, %r14
+                    1014:      	jne	0x1009 <$s1m4bumpyS2iF+0x9>
+                    1016:      	popq	%rbp
+                    1017:      	retq
+                """, architecture: .x86_64)
+        let function = try #require(listing.functions.first)
+        let code = FunctionCode(symbol: function.symbol, size: 0x18, instructions: function.instructions)
+        #expect(code.count(.beginAccess) == 2 && code.countInLoops(.beginAccess) == 1)
     }
 
     @Test func thunkAndItsCopyAreOneFunction() {

@@ -32,7 +32,8 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         case callsNewFunction(Function)
         /// No longer calls a function it called before (now inlined, or no longer needed).
         case newlyInlined(Function)
-        case runtimeCalls(RuntimeCall, base: Int, new: Int)
+        /// Call sites of a runtime function; `newInLoops` of the new ones are inside a loop.
+        case runtimeCalls(RuntimeCall, base: Int, new: Int, newInLoops: Int)
         case size(base: Int, new: Int)
         /// Same size and calls, but other instructions (registers, constants, order).
         case instructionsDiffer(count: Int)
@@ -77,8 +78,9 @@ package struct CompiledCodeComparison: Sendable, Equatable {
             return "now calls \(callee.name), which the base binary does not have"
         case .newlyInlined(let callee):
             return "no longer calls \(callee.name) (inlined now, or not needed)"
-        case .runtimeCalls(let call, let base, let new):
-            return counted("calls \(call.rawValue)", base, new, reason: reason(for: call))
+        case .runtimeCalls(let call, let base, let new, let inLoops):
+            let loops = inLoops == 0 ? "" : inLoops == new ? ", in a loop" : ", \(inLoops) in a loop"
+            return counted("calls \(call.rawValue)", base, new, reason: reason(for: call) + loops)
         case .size(let base, let new):
             return "\(base) → \(new) bytes"
         case .instructionsDiffer(let count):
@@ -127,7 +129,9 @@ package struct CompiledCodeComparison: Sendable, Equatable {
             changes.append(.vtableCalls(base: base.vtableCalls, new: new.vtableCalls))
         }
         for call in RuntimeCall.allCases where base.count(call) != new.count(call) {
-            changes.append(.runtimeCalls(call, base: base.count(call), new: new.count(call)))
+            changes.append(
+                .runtimeCalls(
+                    call, base: base.count(call), new: new.count(call), newInLoops: new.countInLoops(call)))
         }
         for callee in added where traits[callee]?.isUnspecializedGeneric != true && newHas(callee) {
             if isRespecialization(callee, of: baseCallees, traits: traits) { continue }

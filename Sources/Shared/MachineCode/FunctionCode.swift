@@ -39,6 +39,9 @@ package struct FunctionCode: Sendable, Equatable {
     package var instructionCount: Int
     /// Call sites of each runtime function (tail jumps included); absent kinds are zero.
     package var runtimeCalls: [RuntimeCall: Int]
+    /// Of `runtimeCalls`, the call sites inside a loop: between a backward branch within the
+    /// function and its target. Such a call runs once per iteration.
+    package var runtimeCallsInLoops: [RuntimeCall: Int]
     /// Indirect calls whose target was loaded from a witness table passed along with the call.
     package var witnessTableCalls: Int
     /// Indirect calls whose target was loaded from the receiver's class metadata (its isa).
@@ -58,6 +61,7 @@ package struct FunctionCode: Sendable, Equatable {
         self.size = size
         instructionCount = instructions.count
         runtimeCalls = [:]
+        runtimeCallsInLoops = [:]
         witnessTableCalls = 0
         vtableCalls = 0
         otherIndirectCalls = 0
@@ -82,7 +86,9 @@ package struct FunctionCode: Sendable, Equatable {
             }
             guard let callee = callee.map(Self.plainName), !callee.isEmpty, callee != symbol else { continue }
             directCallees[callee, default: 0] += 1
-            if let runtime = RuntimeCall(callee: callee) { runtimeCalls[runtime, default: 0] += 1 }
+            guard let runtime = RuntimeCall(callee: callee) else { continue }
+            runtimeCalls[runtime, default: 0] += 1
+            if Self.isInLoop(index, of: instructions) { runtimeCallsInLoops[runtime, default: 0] += 1 }
         }
     }
 
@@ -93,6 +99,7 @@ package struct FunctionCode: Sendable, Equatable {
         merged.size += copy.size
         merged.instructionCount += copy.instructionCount
         merged.runtimeCalls.merge(copy.runtimeCalls, uniquingKeysWith: +)
+        merged.runtimeCallsInLoops.merge(copy.runtimeCallsInLoops, uniquingKeysWith: +)
         merged.witnessTableCalls += copy.witnessTableCalls
         merged.vtableCalls += copy.vtableCalls
         merged.otherIndirectCalls += copy.otherIndirectCalls
@@ -126,6 +133,19 @@ package struct FunctionCode: Sendable, Equatable {
 
     /// Call sites of `call` (zero when there are none).
     package func count(_ call: RuntimeCall) -> Int { runtimeCalls[call] ?? 0 }
+
+    /// Call sites of `call` inside a loop.
+    package func countInLoops(_ call: RuntimeCall) -> Int { runtimeCallsInLoops[call] ?? 0 }
+
+    /// Whether a direct branch after `index` goes back to it or before it, inside the function.
+    static func isInLoop(_ index: Int, of instructions: [Instruction]) -> Bool {
+        guard let start = instructions.first?.address else { return false }
+        let address = instructions[index].address
+        return instructions[(index + 1)...].contains { jump in
+            guard jump.isJump, !jump.isIndirectBranch, let target = jump.branchTarget else { return false }
+            return target <= address && target >= start
+        }
+    }
 
     /// "swift_retain@plt" → "swift_retain"; "memcpy@GLIBC_2.14" → "memcpy"; a GOT slot's name too.
     package static func plainName(_ symbol: String) -> String {
