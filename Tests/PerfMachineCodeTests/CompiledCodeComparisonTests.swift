@@ -24,6 +24,11 @@ struct CompiledCodeComparisonTests {
         let generic = try ExecutableDisassembler(executablePath: try CompiledVariants.path("unspecialized"))
         let unspecialized = try generic.functionCode(CompiledVariants.total).get()
         #expect(unspecialized.witnessTableCalls > 0)
+        var names = SwiftSymbolNames()
+        let caller = try generic.functionCode(CompiledVariants.run).get()
+        #expect(caller.unspecializedGenericCalls(names: &names)[CompiledVariants.total] == 1)
+        let specializedCaller = try binary.functionCode(CompiledVariants.run).get()
+        #expect(specializedCaller.unspecializedGenericCalls(names: &names).isEmpty)
     }
 
     @Test func existentialParameterIsAWitnessTableCall() throws {

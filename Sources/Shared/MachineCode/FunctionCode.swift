@@ -2,7 +2,7 @@ import Foundation
 
 /// The Swift runtime calls a function's machine code is summarized by: reference counting,
 /// allocation and exclusivity checks. Each covers its `_n`, unknown-object and bridge-object forms.
-package enum RuntimeCall: String, Sendable, CaseIterable, Comparable {
+package enum RuntimeCall: String, Sendable, CaseIterable {
     case retain = "swift_retain"
     case release = "swift_release"
     case allocObject = "swift_allocObject"
@@ -23,10 +23,6 @@ package enum RuntimeCall: String, Sendable, CaseIterable, Comparable {
         case "swift_endaccess": self = .endAccess
         default: return nil
         }
-    }
-
-    package static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
 
@@ -129,6 +125,13 @@ package struct FunctionCode: Sendable, Equatable {
             }
         }
         return ([instruction.mnemonic] + operands + [instruction.symbol.map(plainName) ?? ""]).joined(separator: " ")
+    }
+
+    /// The direct callees that are unspecialized generic entry points (a generic function or a
+    /// method of a generic type, not a specialization), with their call sites; judged by `names`.
+    package func unspecializedGenericCalls(names: inout SwiftSymbolNames) -> [String: Int] {
+        let traits = names.traits(of: Array(directCallees.keys))
+        return directCallees.filter { traits[$0.key]?.isUnspecializedGeneric == true }
     }
 
     /// Call sites of `call` (zero when there are none).
