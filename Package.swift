@@ -66,7 +66,8 @@ let package = Package(
         // FixedWork and the gate check's slowdown hook), kept out of the Harness product users link.
         .target(name: "HarnessBenchmarks", dependencies: ["Harness"], path: "Sources/Bench/Benchmarks"),
         .target(
-            name: "DispatchBench", dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols"],
+            name: "DispatchBench",
+            dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols", "PerfMachineCode"],
             path: "Sources/DispatchBench/DispatchBench"),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
         .target(name: "DispatchBenchOpaque", path: "Sources/DispatchBench/Opaque"),
@@ -82,8 +83,15 @@ let package = Package(
             path: "Sources/PixelArt/Benchmarks"),
         // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
         .target(name: "ELFSymbols", path: "Sources/Shared/ELFSymbols"),
-        // What /proc/cpuinfo says, for Harness's and Probe's checks for a user-mode emulator.
+        // What /proc/cpuinfo says, for Harness's and Probe's checks for a user-mode emulator; finding
+        // and running external tools (llvm-objdump, git, valgrind).
         .target(name: "PerfkitPlatform", path: "Sources/Shared/Platform"),
+        // Machine code read with llvm-objdump (x86-64, aarch64): instructions, where an indirect call's
+        // target came from, one function's calls and size, and what changed between two binaries.
+        // Below Harness, so that DispatchBench and the gate can both use it.
+        .target(
+            name: "PerfMachineCode", dependencies: ["ELFSymbols", "PerfkitPlatform"], path: "Sources/Shared/MachineCode"
+        ),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", path: "Sources/Probe/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
         // gzip through the system zlib (one function: deflate's setup is macros Swift cannot call).
@@ -135,7 +143,7 @@ let package = Package(
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History",
+                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History", "PerfMachineCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"
@@ -189,7 +197,10 @@ let package = Package(
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness", "ProbeRecords"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "ELFSymbols"]),
-        .testTarget(name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport"]),
+        .testTarget(
+            name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport", "PerfMachineCode"]),
+        // Compiled-code summaries and comparisons over binaries swiftc builds in the test.
+        .testTarget(name: "PerfMachineCodeTests", dependencies: ["PerfMachineCode", "PerfkitPlatform"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
         .testTarget(

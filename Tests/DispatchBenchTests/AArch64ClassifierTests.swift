@@ -2,6 +2,7 @@ import PerfReport
 import Testing
 
 @testable import DispatchBench
+@testable import PerfMachineCode
 
 /// Classifies the first function of `text`; the others are what `resolve` finds when the classifier
 /// follows a tail jump or a call, as `ExecutableDisassembler` would disassemble them.

@@ -1,5 +1,6 @@
 import Testing
 @testable import DispatchBench
+@testable import PerfMachineCode
 
 // Real `swiftc -O` output (Swift 6.3, x86-64, llvm-objdump 21), with pushes, pops and padding removed.
 

@@ -3,6 +3,7 @@ import PerfReport
 import Testing
 
 @testable import DispatchBench
+@testable import PerfMachineCode
 
 private func classify(_ text: String, _ fragments: [String] = ["4work"]) -> CompiledForm {
     CompiledFormClassifier.classify(

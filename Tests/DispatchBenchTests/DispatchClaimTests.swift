@@ -3,6 +3,7 @@ import PerfReport
 import Testing
 
 @testable import DispatchBench
+@testable import PerfMachineCode
 
 @Suite struct DispatchClaimTests {
     private func form(_ kind: CompiledForm.Kind) -> CompiledForm { CompiledForm(kind: kind, symbol: "k", evidence: []) }

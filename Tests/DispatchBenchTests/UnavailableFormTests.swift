@@ -4,6 +4,7 @@ import PerfReport
 import Testing
 
 @testable import DispatchBench
+@testable import PerfMachineCode
 
 @Suite struct UnavailableFormTests {
     /// An executable of a machine the classifier does not read (its ELF header patched to RISC-V):

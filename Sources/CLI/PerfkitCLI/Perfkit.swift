@@ -13,7 +13,7 @@ enum Perfkit {
                 "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
             extraCommands: [
                 ScaleCommand.self, StartupCommand.self, WatchDemoCommand.self, SymbolicateCommand.self,
-                StallsCommand.self, MemoryDemoCommand.self,
+                StallsCommand.self, MemoryDemoCommand.self, ExplainCodeCommand.self,
             ],
             // Benchmarks that run on several threads: under valgrind threads run one at a time, so
             // these take minutes and count the pool's waiting, which differs from run to run. The

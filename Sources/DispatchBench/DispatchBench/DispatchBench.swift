@@ -2,6 +2,7 @@
 /// with the claim it tests and a verdict decided from the measurements (and, for dispatch, from
 /// the compiled form of the measured function in the running binary).
 import Harness
+import PerfMachineCode
 import PerfReport
 
 public let dispatchBenchSuite = BenchmarkSuite(

@@ -1,4 +1,5 @@
 import Foundation
+import PerfMachineCode
 import PerfReport
 
 /// What to look for in a benchmark function: calls to the functions named by `calleeFragments`

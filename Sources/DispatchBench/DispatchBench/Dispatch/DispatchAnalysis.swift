@@ -1,3 +1,4 @@
+import PerfMachineCode
 import PerfReport
 
 extension CompiledForm.Kind {

@@ -1,4 +1,5 @@
 import Harness
+import PerfMachineCode
 import PerfReport
 
 /// Number of receivers each kernel cycles through (a power of two: the kernels index with a mask).

@@ -3,15 +3,15 @@
 /// The analysis is deliberately simple: it scans backwards in address order (and around the
 /// enclosing loop, for values defined later in the loop body), follows register moves and stack
 /// spills, and stops at anything else. Kernels are small loops, where that is enough.
-struct FunctionBody {
-    let symbol: String
-    let instructions: [Instruction]
-    let architecture: Architecture
+package struct FunctionBody {
+    package let symbol: String
+    package let instructions: [Instruction]
+    package let architecture: Architecture
     /// Whether rbp (x29 on aarch64) is a frame pointer, so `disp(%rbp)` (`[x29, #disp]`) is a
     /// stack slot, or a general register.
-    let usesFramePointer: Bool
+    package let usesFramePointer: Bool
 
-    init(symbol: String, instructions: [Instruction]) {
+    package init(symbol: String, instructions: [Instruction]) {
         self.symbol = symbol
         self.instructions = instructions
         architecture = instructions.first?.architecture ?? .x86_64
@@ -105,7 +105,7 @@ struct FunctionBody {
     }
 
     /// What the indirect branch (`call *…`, `blr`, `br`) at `index` goes through.
-    func indirectCallKind(at index: Int) -> IndirectCallKind {
+    package func indirectCallKind(at index: Int) -> IndirectCallKind {
         guard let pointer = indirectTargetOrigin(at: index) else { return .closureOrOther }
         switch pointer {
         case .symbol(let name):
@@ -128,7 +128,7 @@ struct FunctionBody {
 
     /// A `br` (aarch64) or `jmp *` (x86-64) through a function pointer the function received: a tail
     /// call, not a switch's jump table (whose target is computed), and never an inlined body.
-    func isIndirectTailCall(at index: Int) -> Bool {
+    package func isIndirectTailCall(at index: Int) -> Bool {
         guard instructions[index].isJump, instructions[index].isIndirectBranch,
             case .argument = indirectTargetOrigin(at: index)
         else { return false }
@@ -137,7 +137,7 @@ struct FunctionBody {
 
     /// A direct call to its own next instruction (x86-64) or to itself (aarch64): an object file's
     /// call not yet relocated, whose callee only a relocation line (`llvm-objdump -r`) names.
-    func isUnrelocatedCall(at index: Int) -> Bool {
+    package func isUnrelocatedCall(at index: Int) -> Bool {
         let instruction = instructions[index]
         guard instruction.isCall, !instruction.isIndirectBranch, instruction.symbol == symbol,
             let target = instruction.branchTarget
@@ -231,7 +231,7 @@ struct FunctionBody {
     }
 }
 
-enum IndirectCallKind: Equatable {
+package enum IndirectCallKind: Equatable {
     case vtable, witnessTable, valueWitness, closureOrOther
     /// A call through a GOT slot or function-pointer constant: really a direct call to this symbol.
     case knownSymbol(String)

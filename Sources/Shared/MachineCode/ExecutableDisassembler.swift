@@ -1,7 +1,6 @@
 import ELFSymbols
 import Foundation
-import Harness
-import PerfReport
+import PerfkitPlatform
 
 /// Disassembles functions of an executable (by default the running one) with `llvm-objdump`.
 public final class ExecutableDisassembler {
@@ -20,11 +19,11 @@ public final class ExecutableDisassembler {
     public let executablePath: String
     public let objdumpPath: String
     /// The executable's function symbols (its `.symtab`: the benchmark's own functions are internal).
-    let symbols: ELFImage
+    package let symbols: ELFImage
     /// The machine code in the executable, from its ELF header; nil when the classifier does not
     /// read it (`machineName` says what it is).
     public let architecture: Architecture?
-    let machineName: String
+    package let machineName: String
     /// The file llvm-objdump opens: `executablePath`, or the file `/proc/<pid>/exe` links to.
     let objdumpTarget: String
     private var cache: [String: [Instruction]] = [:]
@@ -52,7 +51,7 @@ public final class ExecutableDisassembler {
     /// The file a `/proc/<pid>/exe` link names, for another process to open: under qemu-user that
     /// link, followed by any process but this one, is the emulator. The link itself when the file is
     /// gone (" (deleted)") or `path` is not such a link.
-    static func linkedFile(_ path: String) -> String {
+    package static func linkedFile(_ path: String) -> String {
         guard path.hasPrefix("/proc/"), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
             target.hasPrefix("/"), !target.hasSuffix(" (deleted)"), FileManager.default.fileExists(atPath: target)
         else { return path }
@@ -77,26 +76,6 @@ public final class ExecutableDisassembler {
             for name in missing where cache[name] == nil { cache[name] = [] }
         }
         return names.compactMap { name in cache[name].map { (name, $0) } }
-    }
-
-    /// Classifies the calls matching `target` in every function whose mangled name starts with
-    /// `functionPrefix` (the function and the optimizer's copies of it).
-    public func classify(functionPrefix: String, target: CallTarget) -> CompiledForm {
-        guard architecture != nil else { return .unavailable(symbol: functionPrefix, architecture: machineName) }
-        do {
-            let names = symbols.functions(withPrefix: functionPrefix).filter { $0.size > 0 }.map(\.name)
-            guard !names.isEmpty else {
-                return CompiledForm(
-                    kind: .unknown, symbol: functionPrefix,
-                    evidence: ["no function symbol starts with \(functionPrefix)"])
-            }
-            let functions = try disassemble(names)
-            return CompiledFormClassifier.classify(functions: functions, target: target) { name in
-                (try? self.disassemble([name])) ?? []
-            }
-        } catch {
-            return CompiledForm(kind: .unknown, symbol: functionPrefix, evidence: ["\(error)"])
-        }
     }
 
     private func run(_ arguments: [String]) throws -> String {

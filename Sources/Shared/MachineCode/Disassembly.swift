@@ -43,10 +43,10 @@ public struct Instruction: Sendable, Equatable {
     }
 
     /// The operand holding an indirect branch's target: "*%rax", "*0x8(%rbp)", "x8".
-    var indirectTarget: String? { isIndirectBranch ? operands.first : nil }
+    package var indirectTarget: String? { isIndirectBranch ? operands.first : nil }
 
     /// The address a direct branch goes to, when objdump printed one.
-    var branchTarget: UInt64? {
+    package var branchTarget: UInt64? {
         switch architecture {
         case .x86_64: operands.first.flatMap { UInt64($0.dropFirst(2), radix: 16) }
         // `cbz x8, 0x40`, `tbnz w8, #0x3, 0x40`: the target comes last.
@@ -119,7 +119,7 @@ public struct Disassembly: Sendable {
     /// One instruction line. x86-64 (AT&T): a `#` comment may name a rip-relative operand's symbol.
     /// aarch64: "1150: bl 0x1000 <swift_retain@plt>", comments start with `//` (`#` marks an
     /// immediate). A branch target's symbol follows it in angle brackets on both.
-    static func parseInstruction(_ line: String, architecture: Architecture = .x86_64) -> Instruction? {
+    package static func parseInstruction(_ line: String, architecture: Architecture = .x86_64) -> Instruction? {
         guard let colon = line.firstIndex(of: ":"),
             let address = UInt64(line[..<colon], radix: 16)
         else { return nil }
