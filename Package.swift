@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History",
+                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History", "Pprof", "Gzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"
