@@ -121,7 +121,9 @@ import Testing
     }
 
     @Test func demanglesSwiftNames() {
-        #expect(CallgrindCallGraph.demangle("$sSi1poiyS2i_SitFZ") == "static Swift.Int.+ infix(Swift.Int, Swift.Int) -> Swift.Int")
+        #expect(
+            CallgrindCallGraph.demangle("$sSi1poiyS2i_SitFZ")
+                == "static Swift.Int.+ infix(Swift.Int, Swift.Int) -> Swift.Int")
         #expect(CallgrindCallGraph.demangle("malloc") == "malloc")
     }
 
@@ -157,7 +159,10 @@ import Testing
         let out = directory.appendingPathComponent("callgrind.out").path
         try Self.run(
             valgrind,
-            ["--tool=callgrind", "--collect-atstart=no", "--cache-sim=no", "--callgrind-out-file=\(out)", "-q", program.path])
+            [
+                "--tool=callgrind", "--collect-atstart=no", "--cache-sim=no", "--callgrind-out-file=\(out)", "-q",
+                program.path,
+            ])
         var names = CallgrindCallGraph.NameTable()
         var graphs: [CallgrindCallGraph] = []
         for part in 1...2 {

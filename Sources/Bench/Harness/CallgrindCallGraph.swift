@@ -55,7 +55,9 @@ package struct CallgrindCallGraph: Sendable, Equatable {
                 let cost = index < fields.count ? Double(fields[index]) ?? 0 : 0
                 if pendingCall, let callee {
                     pendingCall = false
-                    if countedCall, callee != function { calls[Edge(caller: function, callee: callee), default: 0] += cost }
+                    if countedCall, callee != function {
+                        calls[Edge(caller: function, callee: callee), default: 0] += cost
+                    }
                 } else {
                     exclusive[function, default: 0] += cost
                 }
@@ -139,7 +141,8 @@ package struct CallgrindCallGraph: Sendable, Equatable {
         let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         let functions = names.map { name in
             FunctionProfile.Function(
-                name: Self.shortened(Self.demangle(name)), exclusive: Self.rounded((exclusive[name] ?? 0) * perOperation),
+                name: Self.shortened(Self.demangle(name)),
+                exclusive: Self.rounded((exclusive[name] ?? 0) * perOperation),
                 inclusive: Self.rounded((inclusive[name] ?? 0) * perOperation))
         }
         let edges = calls.compactMap { edge, cost -> FunctionProfile.Edge? in

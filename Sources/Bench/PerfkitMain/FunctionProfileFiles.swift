@@ -27,7 +27,8 @@ enum FunctionProfileFiles {
             for (side, profile) in sides {
                 guard let profile else { continue }
                 let url = profiles.appendingPathComponent("\(sanitized(id)).\(side).pb.gz")
-                let data = try Gzip.compress(pprof(profile, comment: "\(id) (\(side)): instructions per operation").encoded())
+                let data = try Gzip.compress(
+                    pprof(profile, comment: "\(id) (\(side)): instructions per operation").encoded())
                 try writeOutput(data, to: url)
                 written.append(url)
             }

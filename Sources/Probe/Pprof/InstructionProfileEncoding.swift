@@ -44,7 +44,9 @@ extension PprofProfile {
             profile.locations.append(Location(id: id, mappingID: 0, address: 0, lines: [Line(functionID: id)]))
         }
         for (index, function) in functions.enumerated() where function.exclusive > 0 {
-            let callers = calls.filter { $0.callee == index && $0.caller != index && functions.indices.contains($0.caller) }
+            let callers = calls.filter {
+                $0.callee == index && $0.caller != index && functions.indices.contains($0.caller)
+            }
             let spent = callers.reduce(0.0) { $0 + $1.inclusive }
             let leaf = UInt64(index + 1)
             guard spent > 0 else {
@@ -55,7 +57,8 @@ extension PprofProfile {
             var left = Int64(function.exclusive.rounded())
             for (position, call) in callers.enumerated() {
                 let share =
-                    position == callers.count - 1 ? left : Int64((function.exclusive * call.inclusive / spent).rounded())
+                    position == callers.count - 1
+                    ? left : Int64((function.exclusive * call.inclusive / spent).rounded())
                 left -= share
                 guard share != 0 else { continue }
                 profile.samples.append(Sample(locationIDs: [leaf, UInt64(call.caller + 1)], values: [share]))

@@ -235,11 +235,16 @@ extension ComparisonWording {
                     + "many functions, or lies in the ones each profile left out", []
             )
         }
-        return ("grew most (instructions per operation, new − base):", differential.grown.map { functionChange($0, name: name) })
+        return (
+            "grew most (instructions per operation, new − base):",
+            differential.grown.map { functionChange($0, name: name) }
+        )
     }
 
     /// One function's growth: exclusive (with its share of the base's), then inclusive.
-    public static func functionChange(_ change: FunctionDifferential.Change, name: (String) -> String = { $0 }) -> String {
+    public static func functionChange(_ change: FunctionDifferential.Change, name: (String) -> String = { $0 })
+        -> String
+    {
         var text = "\(name(change.name)) \(signed(change.exclusiveGrowth)) instr/op (exclusive"
         if let base = change.baseExclusive, base > 0 {
             text += ", " + UnitFormatting.change(ratio: (change.currentExclusive ?? 0) / base)
