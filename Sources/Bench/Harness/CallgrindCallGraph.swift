@@ -29,7 +29,8 @@ package struct CallgrindCallGraph: Sendable, Equatable {
     /// Compressed names (`fn=(12) name`, later `fn=(12)`), kept across the parts of one output
     /// file: callgrind may refer in a later part to a name it wrote in an earlier one.
     package struct NameTable: Sendable {
-        var functions: [Substring: String] = [:]
+        // String keys: a Substring would keep its whole dump part alive.
+        var functions: [String: String] = [:]
         package init() {}
     }
 
@@ -88,10 +89,10 @@ package struct CallgrindCallGraph: Sendable, Equatable {
     static func name(_ field: Substring, names: inout NameTable) -> String {
         var raw: String
         if field.hasPrefix("("), let close = field.firstIndex(of: ")") {
-            let id = field[...close]
+            let id = String(field[...close])
             let rest = field[field.index(after: close)...].drop { $0 == " " }
             if rest.isEmpty {
-                raw = names.functions[id] ?? String(id)
+                raw = names.functions[id] ?? id
             } else {
                 raw = String(rest)
                 names.functions[id] = raw
