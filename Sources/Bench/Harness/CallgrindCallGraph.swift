@@ -124,6 +124,8 @@ package struct CallgrindCallGraph: Sendable, Equatable {
     /// Functions kept in a profile: the top by exclusive and the top by inclusive instructions.
     package static let keptByExclusive = 8
     package static let keptByInclusive = 4
+    /// A function below this share of the region's instructions (exclusive and inclusive) is not kept.
+    package static let smallestKeptShare = 0.002
     /// Call edges kept among them, largest first.
     package static let keptEdges = 10
     /// Longer names (C++ templates of the runtime) are cut here, the same way on every side.
@@ -134,8 +136,11 @@ package struct CallgrindCallGraph: Sendable, Equatable {
     package func profile(iterations: Int) -> FunctionProfile {
         let perOperation = 1 / Double(max(iterations, 1))
         let inclusive = self.inclusive
-        let byExclusive = exclusive.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-        let byInclusive = inclusive.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let total = exclusive.values.reduce(0, +)
+        // Below a share of the whole, a function is the bracket's or a rounding's, not the work's.
+        let smallest = max(total * Self.smallestKeptShare, .leastNonzeroMagnitude)
+        let byExclusive = exclusive.filter { $0.value >= smallest }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let byInclusive = inclusive.filter { $0.value >= smallest }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         var kept = Set(byExclusive.prefix(Self.keptByExclusive).map(\.key))
         kept.formUnion(byInclusive.prefix(Self.keptByInclusive).map(\.key))
         let names = kept.sorted { (inclusive[$0] ?? 0, $1) > (inclusive[$1] ?? 0, $0) }
@@ -152,7 +157,6 @@ package struct CallgrindCallGraph: Sendable, Equatable {
         }
         .sorted { ($0.inclusive, $1.caller, $1.callee) > ($1.inclusive, $0.caller, $0.callee) }
         let keptExclusive = names.reduce(0.0) { $0 + (exclusive[$1] ?? 0) }
-        let total = exclusive.values.reduce(0, +)
         return FunctionProfile(
             functions: functions, edges: Array(edges.prefix(Self.keptEdges)),
             omittedExclusive: Self.rounded(max(0, total - keptExclusive) * perOperation))
