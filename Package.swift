@@ -144,6 +144,7 @@ let package = Package(
             name: "PerfkitMain",
             dependencies: [
                 "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History", "PerfMachineCode",
+                "Pprof", "Gzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"

@@ -11,6 +11,8 @@ public struct Measurement: Sendable {
     public var stoppedByBudget: Bool
     /// Where the samples' instruction counts came from, when they have any ("callgrind").
     public var instructionsSource: String? = nil
+    /// Instructions by function per operation, when callgrind counted them.
+    public var functionProfile: FunctionProfile? = nil
 
     public var id: String { benchmark.id(parameter: parameter) }
 
@@ -18,6 +20,8 @@ public struct Measurement: Sendable {
     mutating func append(_ later: Measurement) {
         samples += later.samples
         counters = later.counters
+        // Counts are exact: any visit's profile stands for all of them.
+        functionProfile = functionProfile ?? later.functionProfile
         stoppedByBudget = stoppedByBudget || later.stoppedByBudget
     }
 }
@@ -124,12 +128,13 @@ public final class BenchmarkRunner {
 
         if let callgrind {
             guard
-                let samples = measureCountingInstructions(
+                let counted = measureCountingInstructions(
                     instance, id: benchmark.id(parameter: parameter), callgrind: callgrind, shouldStop: shouldStop)
             else { return nil }
             return Measurement(
-                benchmark: benchmark, parameter: parameter, samples: samples, counters: instance.counters,
-                stoppedByBudget: false, instructionsSource: CallgrindInstructionCounter.source)
+                benchmark: benchmark, parameter: parameter, samples: counted.samples, counters: instance.counters,
+                stoppedByBudget: false, instructionsSource: CallgrindInstructionCounter.source,
+                functionProfile: counted.profile)
         }
         let iterations = calibrated ?? calibrate(instance)
         warmUp(instance, iterations: iterations, seconds: visit.warmupSeconds, shouldStop: shouldStop)

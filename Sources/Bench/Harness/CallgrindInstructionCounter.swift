@@ -31,6 +31,9 @@ public final class CallgrindInstructionCounter: RegionCounter {
 
     let outputFile: String
     private var dumps = 0
+    private var names = CallgrindCallGraph.NameTable()
+    /// The functions and calls of the last region dumped (nil when its dump could not be read).
+    private(set) var lastCallGraph: CallgrindCallGraph?
     /// Instructions of an empty measured region (the bracket itself), subtracted from every sample.
     private(set) var bracketOverhead = 0.0
 
@@ -73,9 +76,12 @@ public final class CallgrindInstructionCounter: RegionCounter {
         dumps += 1
         let path = "\(outputFile).\(dumps)"
         defer { try? FileManager.default.removeItem(atPath: path) }
+        lastCallGraph = nil
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let dump = try? CallgrindDump(parsing: text)
         else { return nil }
+        // Read whenever the total is: the names compressed in this part may be needed by later ones.
+        lastCallGraph = try? CallgrindCallGraph(parsing: text, names: &names)
         return max(0, dump.instructions - bracketOverhead)
     }
 
@@ -157,7 +163,7 @@ extension BenchmarkRunner {
     func measureCountingInstructions(
         _ instance: any BenchmarkInstance, id: String, callgrind: CallgrindInstructionCounter,
         shouldStop: () -> Bool
-    ) -> [Sample]? {
+    ) -> (samples: [Sample], profile: FunctionProfile?)? {
         let warmUp = sample(instance, iterations: 1, label: "\(id)#warm-up", regionCounter: callgrind)
         let perOperation = warmUp.instructions ?? 0
         let iterations = Self.instructionSampleIterations(perOperation: perOperation)
@@ -165,16 +171,20 @@ extension BenchmarkRunner {
             perOperation > CallgrindInstructionCounter.largeOperationInstructions
             ? 1 : CallgrindInstructionCounter.samples
         var samples: [Sample] = []
+        // The measured samples' functions, as their total is: the warm-up's are left out.
+        var graph: CallgrindCallGraph? = CallgrindCallGraph()
         for index in 0..<count {
             if shouldStop() { return nil }
             let sample = sample(
                 instance, iterations: iterations, label: "\(id)#\(index)", regionCounter: callgrind)
             samples.append(sample)
+            if let part = callgrind.lastCallGraph { graph?.add(part) } else { graph = nil }
             // The warm-up misjudged the size (work on other threads, a cache it filled): one
             // oversized sample is enough, more would take minutes under valgrind.
             if (sample.instructions ?? 0) > CallgrindInstructionCounter.largeOperationInstructions { break }
         }
-        return samples
+        let profile = graph?.profile(iterations: samples.reduce(0) { $0 + $1.iterations })
+        return (samples, profile)
     }
 
     /// The largest power of two whose run stays near the target, at least 1.

@@ -78,10 +78,14 @@ public struct RegressionGate: Sendable {
         let first = compare(baseline: baseline, current: current)
         let suspects = first.entries.filter { $0.verdict == .regressed }.map(\.id)
         guard !suspects.isEmpty, let again = try remeasure(suspects) else {
-            return Decision(comparison: first, suspects: suspects, remeasured: false)
+            let named = FunctionGrowth.attach(to: first, baseline: baseline, current: current)
+            return Decision(comparison: named, suspects: suspects, remeasured: false)
         }
         let rerun = compare(baseline: again.baseline, current: again.current)
-        return Decision(comparison: Self.confirm(first: first, rerun: rerun), suspects: suspects, remeasured: true)
+        // Where each confirmed count regression grew, from the later look's profiles.
+        let confirmed = FunctionGrowth.attach(
+            to: Self.confirm(first: first, rerun: rerun), baseline: again.baseline, current: again.current)
+        return Decision(comparison: confirmed, suspects: suspects, remeasured: true)
     }
 
     /// One look: every benchmark's verdict on the basis, then the review of shared slowdowns.

@@ -21,7 +21,7 @@ public enum ResultAnalysis {
                     message: "the time budget stopped sampling after \(samples.count) samples"))
         }
         let benchmark = measurement.benchmark
-        return BenchmarkResult(
+        var result = BenchmarkResult(
             id: measurement.id,
             suite: benchmark.suite,
             group: benchmark.group,
@@ -39,6 +39,8 @@ public enum ResultAnalysis {
                 ? nil : measurement.instructionsSource ?? "perf_event",
             warnings: warnings,
             counters: measurement.counters)
+        result.functionProfile = measurement.functionProfile
+        return result
     }
 
     /// Total of a counted metric over all samples divided by all iterations; nil unless every

@@ -36,6 +36,9 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     /// The GNU build ID of the executable that measured it (hex): runs with the same one ran the
     /// same machine code. Nil where the executable has none, and in reports of older perfkits.
     public var executableBuildID: String? = nil
+    /// Instructions per operation by function (callgrind runs only): where the count went, so a
+    /// count regression can name the functions that grew.
+    public var functionProfile: FunctionProfile? = nil
 
     public init(
         id: String, suite: String, group: String, name: String, parameter: Int? = nil,

@@ -69,6 +69,9 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
     /// Why the verdict, as data; the one source of the words and saved in the report. An entry of
     /// a schema-1 report, which saved only the words, has ``ComparisonReason/Finding/worded(_:)``.
     public var reason: ComparisonReason
+    /// The functions that grew most, for a count regression whose both sides carry a
+    /// ``FunctionProfile``; nil otherwise.
+    public var functionDifferential: FunctionDifferential? = nil
     /// The verdict in words, with the numbers: ``ComparisonWording``'s words for ``reason`` (also
     /// written to the report, for readers of its JSON).
     public var explanation: String {
@@ -77,7 +80,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, metric, baselineMedian, currentMedian, ratio, ratioConfidenceInterval, pValue, adjustedPValue
-        case thresholdPercent, verdict, reason, explanation
+        case thresholdPercent, verdict, reason, explanation, functionDifferential
     }
 
     /// An entry with the reason for its verdict; its figures (medians, ratio, p-values) are set as
@@ -114,6 +117,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
         reason =
             try container.decodeIfPresent(ComparisonReason.self, forKey: .reason)
             ?? ComparisonReason(.worded(container.decode(String.self, forKey: .explanation)))
+        functionDifferential = try container.decodeIfPresent(FunctionDifferential.self, forKey: .functionDifferential)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -130,6 +134,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
         try container.encode(verdict, forKey: .verdict)
         try container.encode(reason, forKey: .reason)
         try container.encode(explanation, forKey: .explanation)
+        try container.encodeIfPresent(functionDifferential, forKey: .functionDifferential)
     }
 
     /// Records what looking at the verdict again found, and the verdict that leaves when it changes it.

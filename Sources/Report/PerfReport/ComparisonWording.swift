@@ -248,3 +248,54 @@ public enum ComparisonWording {
 
     static func whole(_ value: Double) -> String { "\(Int(value.rounded()))" }
 }
+
+// MARK: - Where a count grew
+
+extension ComparisonWording {
+    /// The heading and one line per grown function, e.g. `Heap._bubbleDown +1,204 instr/op
+    /// (exclusive, +38 %; inclusive +1,310)`; a flat profile says that no single function grew.
+    /// `name` dresses a function's name (a code span in markdown).
+    public static func functionDifferential(
+        _ differential: FunctionDifferential, name: (String) -> String = { $0 }
+    ) -> (heading: String, lines: [String]) {
+        let growth = differential.currentTotal - differential.baseTotal
+        guard !differential.grown.isEmpty else {
+            return (
+                "no single function grew: the profiles' \(signed(growth)) instr/op is spread thinly over "
+                    + "many functions, or lies in the ones each profile left out", []
+            )
+        }
+        return (
+            "grew most (instructions per operation, new − base):",
+            differential.grown.map { functionChange($0, name: name) }
+        )
+    }
+
+    /// One function's growth: exclusive (with its share of the base's), then inclusive.
+    public static func functionChange(_ change: FunctionDifferential.Change, name: (String) -> String = { $0 })
+        -> String
+    {
+        var text = "\(name(change.name)) \(signed(change.exclusiveGrowth)) instr/op (exclusive"
+        if let base = change.baseExclusive, base > 0 {
+            text += ", " + UnitFormatting.change(ratio: (change.currentExclusive ?? 0) / base)
+        } else {
+            text += change.baseExclusive == nil ? ", not among the base's top functions" : ", new"
+        }
+        if let inclusive = change.inclusiveGrowth, change.baseInclusive != nil {
+            text += "; inclusive \(signed(inclusive))"
+        }
+        return text + ")"
+    }
+
+    /// A signed instruction count with thousands separators, e.g. `+1,204`, `−3`.
+    static func signed(_ value: Double) -> String {
+        let whole = Int(value.rounded())
+        let digits = String(abs(whole))
+        var grouped = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped += "," }
+            grouped.append(digit)
+        }
+        return (whole < 0 ? "−" : "+") + grouped
+    }
+}

@@ -61,8 +61,22 @@ public func heapDrain(_ values: [Int]) -> Int {
     for value in values { heap.insert(value) }
     for value in values.prefix(extra) { heap.insert(value) }
     var checksum = 0
-    while let smallest = heap.popMin() { checksum = checksum &* 31 &+ smallest }
+    while let smallest = heap.popMin() { checksum = drainChecksumStep(checksum, smallest) }
     return checksum
+}
+
+/// One step of the drain's checksum, a function of its own: `-Xswiftc -DHEAP_EXTRA_WORK` adds work
+/// inside it and nowhere else, so that an instruction profile's differential must name it
+/// (scripts/where-it-grew.sh).
+@inline(never)
+public func drainChecksumStep(_ checksum: Int, _ value: Int) -> Int {
+    #if HEAP_EXTRA_WORK
+        var mixed = checksum
+        for _ in 0..<8 { mixed = (mixed ^ (mixed >> 7)) &* 0x9E37_79B9 }
+        return mixed &* 31 &+ value
+    #else
+        return checksum &* 31 &+ value
+    #endif
 }
 
 /// The standard library's sort of a copy of `values`. Hash-independent.

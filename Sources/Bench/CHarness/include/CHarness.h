@@ -1,6 +1,7 @@
 #ifndef CHARNESS_H
 #define CHARNESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -55,6 +56,10 @@ int charness_interrupted(void);
 /// executable has none (linked without --build-id) or the platform keeps no ELF notes; -1 when
 /// `capacity` is too small for it.
 int charness_executable_build_id(uint8_t *buffer, int capacity);
+
+/// The Swift runtime's demangler (exported by libswiftCore). Returns a malloc'ed string or NULL.
+char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer,
+                     size_t *outputBufferSize, uint32_t flags);
 
 #ifdef __cplusplus
 }

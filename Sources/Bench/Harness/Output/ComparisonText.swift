@@ -11,6 +11,11 @@ public enum ComparisonText {
             let id = entry.id.padding(toLength: width, withPad: " ", startingAt: 0)
             let verdict = entry.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
             lines.append("\(verdict)  \(id)  \(entry.explanation)")
+            if let differential = entry.functionDifferential {
+                let (heading, grown) = ComparisonWording.functionDifferential(differential)
+                lines.append("              " + heading)
+                lines += grown.map { "                \($0)" }
+            }
         }
         var verdicts: [ComparisonEntry.Verdict] = [.regressed, .improved, .noChange, .withinNoise]
         if comparison.count(.inconclusive) > 0 { verdicts.append(.inconclusive) }

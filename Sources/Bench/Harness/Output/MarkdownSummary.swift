@@ -30,7 +30,20 @@ public enum MarkdownSummary {
             let cells: [String] = [label, id, entry.metric.displayName, baseline, current, change, ci, p]
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
+        lines += whereItGrew(comparison)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Under the table, for each regressed benchmark with profiles: the functions that grew most.
+    static func whereItGrew(_ comparison: Comparison) -> [String] {
+        var lines: [String] = []
+        for entry in sortedForReview(comparison.entries) {
+            guard let differential = entry.functionDifferential else { continue }
+            let (heading, grown) = ComparisonWording.functionDifferential(differential) { "`\(escape($0))`" }
+            lines += ["", "`\(escape(entry.id))` \(heading)"]
+            lines += grown.map { "- \($0)" }
+        }
+        return lines
     }
 
     /// Regressions first (largest first), then improvements, then the rest by id.

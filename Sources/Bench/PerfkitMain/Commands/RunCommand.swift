@@ -244,6 +244,9 @@ enum ResultPresentation {
             try gate.writeSummary(summary)
         }
         for url in written { Swift.print("report: \(url.path)") }
+        for url in try FunctionProfileFiles.write(report, baseline: baseline, into: writer.directory) {
+            Swift.print("profile: \(url.path)")
+        }
         try history.file(report, writtenAt: written.first?.path ?? writer.directory.path, in: store)
         if let page = try history.writePage(into: writer.directory, formats: formats, store: store) {
             Swift.print("report: \(page.path)")

@@ -1,0 +1,93 @@
+/// Where one operation of a benchmark spends its instructions, function by function: exact counts
+/// from callgrind, per operation like `instructionsPerOperation`, bounded to the functions that
+/// matter (the top by exclusive and by inclusive instructions) so a report stays small.
+public struct FunctionProfile: Codable, Sendable, Equatable {
+    /// One function (demangled where Swift's demangler knows the name) and its instructions per
+    /// operation: in its own code (exclusive) and with everything it called (inclusive).
+    public struct Function: Codable, Sendable, Equatable {
+        public var name: String
+        public var exclusive: Double
+        public var inclusive: Double
+
+        public init(name: String, exclusive: Double, inclusive: Double) {
+            self.name = name
+            self.exclusive = exclusive
+            self.inclusive = inclusive
+        }
+    }
+
+    /// A call from one kept function to another (indexes into `functions`), with the callee's
+    /// instructions per operation spent in those calls (inclusive).
+    public struct Edge: Codable, Sendable, Equatable {
+        public var caller: Int
+        public var callee: Int
+        public var inclusive: Double
+
+        public init(caller: Int, callee: Int, inclusive: Double) {
+            self.caller = caller
+            self.callee = callee
+            self.inclusive = inclusive
+        }
+    }
+
+    /// Largest inclusive first.
+    public var functions: [Function]
+    public var edges: [Edge]
+    /// Exclusive instructions per operation of the functions left out: the kept ones and these add
+    /// up to the whole region's count.
+    public var omittedExclusive: Double
+
+    public init(functions: [Function], edges: [Edge], omittedExclusive: Double) {
+        self.functions = functions
+        self.edges = edges
+        self.omittedExclusive = omittedExclusive
+    }
+
+    /// The kept function of that name.
+    public func function(named name: String) -> Function? { functions.first { $0.name == name } }
+}
+
+/// Which functions grew most between two profiles of a regressed benchmark: plain data the gate
+/// computes and the outputs word (``ComparisonWording/functionChange(_:)``).
+public struct FunctionDifferential: Codable, Sendable, Equatable {
+    /// One function's instructions per operation on both sides; a side is nil when the function is
+    /// not among that profile's kept functions (absent, or too small to keep).
+    public struct Change: Codable, Sendable, Equatable {
+        public var name: String
+        public var baseExclusive: Double?
+        public var currentExclusive: Double?
+        public var baseInclusive: Double?
+        public var currentInclusive: Double?
+
+        public init(
+            name: String, baseExclusive: Double?, currentExclusive: Double?, baseInclusive: Double?,
+            currentInclusive: Double?
+        ) {
+            self.name = name
+            self.baseExclusive = baseExclusive
+            self.currentExclusive = currentExclusive
+            self.baseInclusive = baseInclusive
+            self.currentInclusive = currentInclusive
+        }
+
+        /// New minus base exclusive instructions per operation (a missing side counts as 0).
+        public var exclusiveGrowth: Double { (currentExclusive ?? 0) - (baseExclusive ?? 0) }
+        public var inclusiveGrowth: Double? {
+            guard let currentInclusive else { return nil }
+            return currentInclusive - (baseInclusive ?? 0)
+        }
+    }
+
+    /// The functions that grew most by exclusive instructions, largest growth first (at most five);
+    /// empty when no function grew measurably (a flat profile).
+    public var grown: [Change]
+    /// Instructions per operation of the whole profile, base and new.
+    public var baseTotal: Double
+    public var currentTotal: Double
+
+    public init(grown: [Change], baseTotal: Double, currentTotal: Double) {
+        self.grown = grown
+        self.baseTotal = baseTotal
+        self.currentTotal = currentTotal
+    }
+}
