@@ -33,6 +33,18 @@ import Testing
         #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>"))
     }
 
+    @Test func aRegressionWithProfilesShowsWhereItGrewAndWhy() {
+        let html = HTMLReportRenderer.render(SyntheticReports.current(), baseline: SyntheticReports.baseline())
+        #expect(html.contains("grew most (instructions per operation, new − base):"))
+        #expect(html.contains("Witness.call() +30 instr/op (exclusive, +30.0 %; inclusive +50)"))
+        #expect(
+            html.contains("<li>compiled code: now calls swift_retain 1× (was 0: reference counting), in a loop</li>"))
+        // Witness.call() under run(): its own cost grew by 30 of 155 instructions, so full red.
+        #expect(
+            html.contains("<title>Witness.call() — base 100 instr, new 130 instr (own: 100 instr → 130 instr)</title>"))
+        #expect(html.contains("fill=\"rgb(255,80,80)\""))
+    }
+
     @Test func anEmptyCandidateSaysSoInsteadOfDrawing() {
         let tree = DifferentialTree(root: "all", stacks: [(["main"], 10, 0)])
         let html = DifferentialIcicle(title: "t", tree: tree, format: { "\($0)" }).render().text

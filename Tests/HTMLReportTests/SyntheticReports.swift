@@ -239,6 +239,7 @@ enum SyntheticReports {
             if !isCurrent, spec.name == d("protocol witness") { factor = 1 / 1.3 }
             if !isCurrent, spec.name == d("Set<Int>") { factor = 1.25 }
             results.append(result(spec, factor: factor, seed: UInt64(index + 1) &* (isCurrent ? 7 : 13)))
+            if spec.name == d("protocol witness") { results[results.count - 1].functionProfile = profile(d, isCurrent) }
         }
         let created = Date(timeIntervalSince1970: isCurrent ? 1_767_225_600 : 1_767_139_200)
         let metrics = [
@@ -278,6 +279,9 @@ enum SyntheticReports {
             (entry.baselineMedian, entry.currentMedian) = (before.wallTime.median, result.wallTime.median)
             entry.ratio = ratio
             entry.ratioConfidenceInterval = ConfidenceInterval(lower: ratio * 0.97, upper: ratio * 1.03, level: 0.95)
+            if verdict == .regressed, let base = before.functionProfile, let new = result.functionProfile {
+                entry.functionDifferential = differential(d, base: base, new: new)
+            }
             let unchanged = verdict == .withinNoise || verdict == .noChange
             (entry.pValue, entry.adjustedPValue) = unchanged ? (0.4, 0.9) : (0.0001, 0.0008)
             entries.append(entry)
@@ -290,6 +294,38 @@ enum SyntheticReports {
         return Comparison(
             baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment, thresholdPercent: 5,
             alpha: 0.05, multipleComparisonControl: "holm", entries: entries)
+    }
+
+    /// Instructions by function of the witness call: the current build's `Witness.call()` grew and
+    /// retains where the baseline's did not.
+    static func profile(_ d: (String) -> String, _ isCurrent: Bool) -> FunctionProfile {
+        let call = isCurrent ? 130.0 : 100
+        let retain = isCurrent ? 20.0 : 0
+        return FunctionProfile(
+            functions: [
+                .init(name: d("run()"), exclusive: 10, inclusive: 10 + call + retain + 40),
+                .init(
+                    name: d("Witness.call()"), symbol: "$s4Main7WitnessV4callyyF", exclusive: call,
+                    inclusive: call + retain),
+                .init(name: d("Array<Int>.sum()"), exclusive: 40, inclusive: 40),
+            ] + (isCurrent ? [.init(name: d("swift_retain"), exclusive: retain, inclusive: retain)] : []),
+            edges: [.init(caller: 0, callee: 1, inclusive: call + retain), .init(caller: 0, callee: 2, inclusive: 40)]
+                + (isCurrent ? [.init(caller: 1, callee: 3, inclusive: retain)] : []),
+            omittedExclusive: 5)
+    }
+
+    static func differential(_ d: (String) -> String, base: FunctionProfile, new: FunctionProfile)
+        -> FunctionDifferential
+    {
+        var grown = FunctionDifferential.Change(
+            name: d("Witness.call()"), symbol: "$s4Main7WitnessV4callyyF", baseExclusive: 100, currentExclusive: 130,
+            baseInclusive: 100, currentInclusive: 150)
+        grown.compiledCode = [
+            d("now calls swift_retain 1× (was 0: reference counting), in a loop"), d("96 → 112 bytes"),
+        ]
+        let retain = FunctionDifferential.Change(
+            name: d("swift_retain"), baseExclusive: nil, currentExclusive: 20, baseInclusive: nil, currentInclusive: 20)
+        return FunctionDifferential(grown: [grown, retain], baseTotal: 155, currentTotal: 205)
     }
 
     static func frame(_ d: (String) -> String, _ symbol: String, _ address: UInt64) -> StackFrame {

@@ -41,6 +41,21 @@ struct CompiledCodeComparisonTests {
         #expect(comparison.summary.hasPrefix("specialized total<A>(_:): "))
     }
 
+    @Test func aFunctionNewInTheNewBuildIsComparedWithTheOneItReplaced() throws {
+        // A profile of the new build names the existential `total`; the base has the specialization.
+        var comparer = try CompiledCodeComparer(
+            basePath: try CompiledVariants.path("generic"), newPath: try CompiledVariants.path("existential"))
+        let comparison = comparer.compare(newFunction: CompiledVariants.totalExistential)
+        #expect(comparison.function.symbol == CompiledVariants.totalExistential)
+        #expect(
+            comparison.changes.first
+                == .replacedInBase(.init(symbol: CompiledVariants.totalSpecialized, name: "specialized total<A>(_:)")))
+        #expect(comparison.changes.contains { if case .witnessTableCalls(0, let new) = $0 { new > 0 } else { false } })
+        #expect(comparison.lines.first?.contains("new in this build, in place of specialized total<A>(_:)") == true)
+        // A symbol the base has is compared as it is.
+        #expect(comparer.compare(newFunction: CompiledVariants.run).changes.first != nil)
+    }
+
     @Test func lostSpecializationIsNamed() throws {
         // The caller now calls the generic entry point instead of the specialization.
         let caller = try compare("generic", "unspecialized", CompiledVariants.run)

@@ -146,8 +146,9 @@ package struct CallgrindCallGraph: Sendable, Equatable {
         let names = kept.sorted { (inclusive[$0] ?? 0, $1) > (inclusive[$1] ?? 0, $0) }
         let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         let functions = names.map { name in
-            FunctionProfile.Function(
-                name: Self.shortened(Self.demangle(name)),
+            let readable = Self.shortened(Self.demangle(name))
+            return FunctionProfile.Function(
+                name: readable, symbol: readable == name ? nil : name,
                 exclusive: Self.rounded((exclusive[name] ?? 0) * perOperation),
                 inclusive: Self.rounded((inclusive[name] ?? 0) * perOperation))
         }

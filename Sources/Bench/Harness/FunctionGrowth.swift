@@ -19,7 +19,8 @@ package enum FunctionGrowth {
         let floor = max(1, baseTotal * minimumShare)
         let changes = Set(baseByName.keys).union(currentByName.keys).map { name in
             FunctionDifferential.Change(
-                name: name, baseExclusive: baseByName[name]?.exclusive,
+                name: name, symbol: currentByName[name]?.symbol ?? baseByName[name]?.symbol,
+                baseExclusive: baseByName[name]?.exclusive,
                 currentExclusive: currentByName[name]?.exclusive,
                 baseInclusive: baseByName[name]?.inclusive, currentInclusive: currentByName[name]?.inclusive)
         }

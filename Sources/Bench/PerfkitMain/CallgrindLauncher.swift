@@ -37,6 +37,7 @@ enum CallgrindLauncher {
         let outputFile = work.appendingPathComponent("callgrind.out").path
         var environment = ProcessInfo.processInfo.environment
         environment[CallgrindInstructionCounter.outputFileEnvironmentKey] = outputFile
+        environment[PerfkitProcess.originalExecutableKey] = executable.path
         // Swift seeds its hashing per process; identical counts need identical hash tables.
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
         // The copy finds the libraries built next to the original (malloc-interposer) from here.

@@ -85,10 +85,49 @@ struct ComparisonSection {
         if entry.metric == .wallTime, !rows.isEmpty {
             out += StripPlot(title: "\(entry.id): baseline and current time per operation", rows: rows).render()
         }
+        if let differential = entry.functionDifferential {
+            out += whereItGrew(
+                differential, base: baseline?.functionProfile, current: current?.functionProfile, id: entry.id)
+        }
         if let anchor = page.benchmarkAnchors[entry.id] {
             out += "<p class=\"small\"><a href=\"#\(anchor)\">Details of the current measurement</a></p>"
         }
         out += "</details>"
+        return out
+    }
+
+    /// The functions that grew most, with their compiled-code lines, and the differential flame
+    /// graph of the two instruction profiles (one caller deep: callgrind gives edges, not stacks).
+    private func whereItGrew(
+        _ differential: FunctionDifferential, base: FunctionProfile?, current: FunctionProfile?, id: String
+    ) -> Markup {
+        let (heading, lines) = ComparisonWording.functionDifferential(differential)
+        var out: Markup = "<p>\(heading)</p>"
+        if !lines.isEmpty || !(differential.compiledCodeNotes ?? []).isEmpty {
+            out += "<ul class=\"grown\">"
+            for (change, line) in zip(differential.grown, lines) {
+                out += "<li class=\"mono\">\(line)"
+                let code = ComparisonWording.compiledCode(of: change)
+                if !code.isEmpty { out += "<ul>\(code.map { "<li>\($0)</li>" as Markup })</ul>" }
+                out += "</li>"
+            }
+            out += (differential.compiledCodeNotes ?? []).map { "<li>\($0)</li>" as Markup }.joined()
+            out += "</ul>"
+        }
+        guard let base, let current else { return out }
+        var merged: [[String]: (base: Double, new: Double)] = [:]
+        for stack in base.callerStacks() { merged[stack.frames, default: (0, 0)].base += stack.value }
+        for stack in current.callerStacks() { merged[stack.frames, default: (0, 0)].new += stack.value }
+        let tree = DifferentialTree(
+            root: "one operation", stacks: merged.map { (frames: $0.key, base: $0.value.base, new: $0.value.new) })
+        out += """
+            <p class="small">Instructions per operation by function and caller: widths are the current \
+            build's, red grew and blue shrank against the baseline.</p>
+            """
+        out += DifferentialIcicle(
+            title: "\(id): instructions by function, current against baseline", tree: tree,
+            format: { "\(UnitFormatting.count($0)) instr" }
+        ).render()
         return out
     }
 

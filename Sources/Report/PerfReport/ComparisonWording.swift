@@ -271,6 +271,26 @@ extension ComparisonWording {
         )
     }
 
+    /// The machine-code lines under a grown function (e.g. `compiled code: now calls swift_retain
+    /// 2× (was 0: reference counting)`); none when the binaries were not compared.
+    public static func compiledCode(of change: FunctionDifferential.Change) -> [String] {
+        (change.compiledCode ?? []).map { "compiled code: " + $0 }
+    }
+
+    /// Why a differential carries no compiled-code lines: `reason` nil when no baseline binary was given.
+    public static func compiledCodeNotCompared(reason: String?) -> String {
+        guard let reason else {
+            return "compiled code not compared: give the baseline's executable with --baseline-binary, "
+                + "or gate with `perfkit ci --against REV`, which builds both"
+        }
+        return "compiled code not compared: \(reason)"
+    }
+
+    /// Nothing grew on its own and the largest functions' machine code is the same in both builds.
+    public static func noCodeChange(in functions: [String]) -> String {
+        "no code change found in \(functions.joined(separator: ", ")): layout, data or the machine"
+    }
+
     /// One function's growth: exclusive (with its share of the base's), then inclusive.
     public static func functionChange(_ change: FunctionDifferential.Change, name: (String) -> String = { $0 })
         -> String

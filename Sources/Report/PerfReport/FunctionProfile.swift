@@ -6,11 +6,15 @@ public struct FunctionProfile: Codable, Sendable, Equatable {
     /// operation: in its own code (exclusive) and with everything it called (inclusive).
     public struct Function: Codable, Sendable, Equatable {
         public var name: String
+        /// The symbol as the binary has it (mangled), when `name` differs from it: what the
+        /// compiled-code comparison looks the function up by.
+        public var symbol: String?
         public var exclusive: Double
         public var inclusive: Double
 
-        public init(name: String, exclusive: Double, inclusive: Double) {
+        public init(name: String, symbol: String? = nil, exclusive: Double, inclusive: Double) {
             self.name = name
+            self.symbol = symbol
             self.exclusive = exclusive
             self.inclusive = inclusive
         }
@@ -45,6 +49,29 @@ public struct FunctionProfile: Codable, Sendable, Equatable {
 
     /// The kept function of that name.
     public func function(named name: String) -> Function? { functions.first { $0.name == name } }
+
+    /// Each function's exclusive instructions as stacks one caller deep, `[caller, function]`
+    /// (outermost first), split among its callers in proportion to the edges' inclusive counts;
+    /// `[function]` when no kept function calls it. Only edges are known, not whole stacks: what
+    /// the pprof pair and the report's differential flame graph draw.
+    public func callerStacks() -> [(frames: [String], value: Double)] {
+        var stacks: [(frames: [String], value: Double)] = []
+        for (index, function) in functions.enumerated() where function.exclusive > 0 {
+            let callers = edges.filter {
+                $0.callee == index && $0.caller != index && functions.indices.contains($0.caller)
+            }
+            let spent = callers.reduce(0.0) { $0 + $1.inclusive }
+            guard spent > 0 else {
+                stacks.append(([function.name], function.exclusive))
+                continue
+            }
+            for call in callers {
+                stacks.append(
+                    ([functions[call.caller].name, function.name], function.exclusive * call.inclusive / spent))
+            }
+        }
+        return stacks
+    }
 }
 
 /// Which functions grew most between two profiles of a regressed benchmark: plain data the gate
@@ -54,16 +81,22 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
     /// not among that profile's kept functions (absent, or too small to keep).
     public struct Change: Codable, Sendable, Equatable {
         public var name: String
+        /// The function's symbol in the binaries (``FunctionProfile/Function/symbol``).
+        public var symbol: String?
+        /// What changed in its machine code between the two binaries, a line each (worded by
+        /// PerfMachineCode's `CompiledCodeComparison`); nil when the binaries were not compared.
+        public var compiledCode: [String]?
         public var baseExclusive: Double?
         public var currentExclusive: Double?
         public var baseInclusive: Double?
         public var currentInclusive: Double?
 
         public init(
-            name: String, baseExclusive: Double?, currentExclusive: Double?, baseInclusive: Double?,
-            currentInclusive: Double?
+            name: String, symbol: String? = nil, baseExclusive: Double?, currentExclusive: Double?,
+            baseInclusive: Double?, currentInclusive: Double?
         ) {
             self.name = name
+            self.symbol = symbol
             self.baseExclusive = baseExclusive
             self.currentExclusive = currentExclusive
             self.baseInclusive = baseInclusive
@@ -84,10 +117,14 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
     /// Instructions per operation of the whole profile, base and new.
     public var baseTotal: Double
     public var currentTotal: Double
+    /// About the compiled code as a whole, a line each: why it was not compared (no baseline
+    /// binary, an unreadable one), or, with nothing grown, that the top functions' code is the same.
+    public var compiledCodeNotes: [String]?
 
-    public init(grown: [Change], baseTotal: Double, currentTotal: Double) {
+    public init(grown: [Change], baseTotal: Double, currentTotal: Double, compiledCodeNotes: [String]? = nil) {
         self.grown = grown
         self.baseTotal = baseTotal
         self.currentTotal = currentTotal
+        self.compiledCodeNotes = compiledCodeNotes
     }
 }

@@ -78,6 +78,35 @@ package struct CompiledCodeComparer {
         return comparison
     }
 
+    /// Compares the new binary's `newSymbol` (a function a profile of the new build names) with the
+    /// base's: the same symbol, else the base function of the same name it replaced (a generic
+    /// specialization that now takes an existential, say), else says that only the new binary has it.
+    package mutating func compare(newFunction newSymbol: String) -> CompiledCodeComparison {
+        if base.hasFunction(newSymbol) { return compare(newSymbol) }
+        let readable = names.traits(of: newSymbol).readableName
+        // Of the base's functions of that name, the closest; on a tie a specialization, which is what
+        // the base ran (its generic original is kept for other modules, and rarely runs).
+        let candidates = Self.nameStem(newSymbol).map { base.functionNames(withPrefix: $0) } ?? []
+        let ranked = candidates.map { candidate in
+            (candidate, Self.commonPrefixLength(candidate, newSymbol), names.traits(of: candidate).isSpecialization)
+        }
+        guard
+            let old = ranked.max(by: { a, b in
+                if a.1 != b.1 { return a.1 < b.1 }
+                if a.2 != b.2 { return !a.2 }
+                return a.0.count > b.0.count
+            })?.0
+        else {
+            return CompiledCodeComparison(
+                function: .init(symbol: newSymbol, name: readable), changes: [.missing(symbol: newSymbol, side: .base)])
+        }
+        var comparison = compare(old, newSymbol: newSymbol)
+        comparison.function = .init(symbol: newSymbol, name: readable)
+        comparison.changes.insert(.replacedInBase(.init(symbol: old, name: names.traits(of: old).readableName)), at: 0)
+        comparison.changes.removeAll { $0 == .noCodeChange }
+        return comparison
+    }
+
     /// The new binary's function that replaced `symbol`: the generic a specialization was made
     /// from, else the function whose mangled name shares the longest prefix with it among those of
     /// the same name (module, types and identifier).

@@ -20,6 +20,9 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         case specializationReplacedByGeneric(Function)
         /// The new binary lacks the symbol; compared with the function of the same name it has.
         case replaced(by: Function)
+        /// The base binary lacks the new function; compared with the base's function of the same
+        /// name that it took the place of.
+        case replacedInBase(Function)
         /// The code could not be read (architecture, objdump): nothing is claimed.
         case unreadable(String)
         /// Now calls an unspecialized generic entry point it did not call before.
@@ -64,6 +67,8 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         case .replaced(let function):
             return
                 "the new binary lacks this symbol; compared with \(function.name) (\(function.symbol)), which replaced it"
+        case .replacedInBase(let function):
+            return "new in this build, in place of \(function.name) (\(function.symbol)); compared with it"
         case .unreadable(let reason):
             return "machine code not compared (\(reason))"
         case .callsUnspecializedGeneric(let callee):

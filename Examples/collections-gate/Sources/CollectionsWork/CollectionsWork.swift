@@ -16,7 +16,7 @@ public func fixedRandomIntegers(count: Int, seed: UInt64 = 0x5EED) -> [Int] {
 }
 
 /// A work queue's churn: push at the back, pop at the front, `count` times, on a ring buffer that
-/// wraps. Hash-independent.
+/// wraps, then the weight of the last 64 jobs. Hash-independent.
 public func dequeChurn(_ values: [Int]) -> Int {
     var deque = Deque<Int>(minimumCapacity: 64)
     var sum = 0
@@ -25,8 +25,43 @@ public func dequeChurn(_ values: [Int]) -> Int {
         if deque.count > 48 { sum &+= deque.removeFirst() }
     }
     while let value = deque.popFirst() { sum &+= value }
-    return sum
+    return sum &+ churnWeight(values.suffix(64).map { Job(cost: $0) })
 }
+
+/// Something a queue can weigh, for `churnWeight`.
+public protocol Weighted {
+    func weight() -> Int
+}
+
+/// A queued job, weighed by its cost's low bits.
+public struct Job: Weighted {
+    public var cost: Int
+    public func weight() -> Int { cost & 0xFF }
+}
+
+/// Adds up the jobs' weights: a generic function the optimizer specializes for `Job`. With
+/// `-Xswiftc -DCHURN_EXISTENTIAL` it takes `[any Weighted]` instead, and every `weight()` is a call
+/// through a witness table: the "why" a profile's compiled-code line must name
+/// (scripts/where-it-grew.sh).
+#if CHURN_EXISTENTIAL
+    @inline(never)
+    func churnWeight(_ jobs: [any Weighted]) -> Int {
+        var total = 0
+        for _ in 0..<8 {
+            for job in jobs { total &+= job.weight() }
+        }
+        return total
+    }
+#else
+    @inline(never)
+    func churnWeight<Item: Weighted>(_ jobs: [Item]) -> Int {
+        var total = 0
+        for _ in 0..<8 {
+            for job in jobs { total &+= job.weight() }
+        }
+        return total
+    }
+#endif
 
 /// Deduplicates `values` in order and looks every value up again: a hash table whose layout, and so
 /// whose speed, depends on the process's hash seed (Swift seeds hashing per process unless
@@ -79,8 +114,44 @@ public func drainChecksumStep(_ checksum: Int, _ value: Int) -> Int {
     #endif
 }
 
-/// The standard library's sort of a copy of `values`. Hash-independent.
+/// The standard library's sort of a copy of `values`, then a checksum of it. Hash-independent.
 public func sortedCopy(_ values: [Int]) -> Int {
     let sorted = values.sorted()
-    return sorted[sorted.count / 2]
+    return sorted[sorted.count / 2] &+ sortedChecksum(sorted, RunningTotal())
 }
+
+/// A running total, and the log its progress goes to.
+public final class RunningTotal {
+    public var value = 0
+    public var log = ProgressLog()
+    public init() {}
+}
+
+/// Where progress is reported.
+public final class ProgressLog {
+    public var entries = 0
+}
+
+/// Adds the sorted values up and stores the total once. With `-Xswiftc -DSORT_RETAIN_LOG` it
+/// also reports progress to the total's log on every element, holding the log across a call the
+/// optimizer cannot see into: a retain and a release in the loop, the "why" a profile's
+/// compiled-code line must name (scripts/where-it-grew.sh).
+@inline(never)
+func sortedChecksum(_ sorted: [Int], _ total: RunningTotal) -> Int {
+    var local = 0
+    for value in sorted {
+        #if SORT_RETAIN_LOG
+            let log = total.log
+            reportProgress(log)
+            local &+= value &+ log.entries
+        #else
+            local &+= value
+        #endif
+    }
+    total.value = local
+    return total.value
+}
+
+/// A progress hook the optimizer must treat as opaque.
+@inline(never) @_optimize(none)
+func reportProgress(_ log: ProgressLog) {}

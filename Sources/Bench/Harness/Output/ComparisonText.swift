@@ -14,7 +14,11 @@ public enum ComparisonText {
             if let differential = entry.functionDifferential {
                 let (heading, grown) = ComparisonWording.functionDifferential(differential)
                 lines.append("              " + heading)
-                lines += grown.map { "                \($0)" }
+                for (change, line) in zip(differential.grown, grown) {
+                    lines.append("                \(line)")
+                    lines += ComparisonWording.compiledCode(of: change).map { "                  \($0)" }
+                }
+                lines += (differential.compiledCodeNotes ?? []).map { "                \($0)" }
             }
         }
         var verdicts: [ComparisonEntry.Verdict] = [.regressed, .improved, .noChange, .withinNoise]

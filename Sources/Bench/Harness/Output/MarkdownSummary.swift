@@ -41,7 +41,11 @@ public enum MarkdownSummary {
             guard let differential = entry.functionDifferential else { continue }
             let (heading, grown) = ComparisonWording.functionDifferential(differential) { "`\(escape($0))`" }
             lines += ["", "`\(escape(entry.id))` \(heading)"]
-            lines += grown.map { "- \($0)" }
+            for (change, line) in zip(differential.grown, grown) {
+                lines.append("- \(line)")
+                lines += ComparisonWording.compiledCode(of: change).map { "  - \(escape($0))" }
+            }
+            lines += (differential.compiledCodeNotes ?? []).map { "- \(escape($0))" }
         }
         return lines
     }

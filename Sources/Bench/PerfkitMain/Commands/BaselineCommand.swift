@@ -114,6 +114,15 @@ struct BaselineCommand: ParsableCommand {
 enum PerfkitProcess {
     static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
+    /// Set by a parent perfkit that runs this one from a copy (callgrind runs a copy without debug
+    /// sections): the executable that copy was made from.
+    static let originalExecutableKey = "PERFKIT_ORIGINAL_EXECUTABLE"
+
+    /// The executable as built: this one, or the one this process is a copy of.
+    static var original: URL {
+        ProcessInfo.processInfo.environment[originalExecutableKey].map { URL(fileURLWithPath: $0) } ?? executable
+    }
+
     /// Runs `perfkit <arguments>` (or another perfkit binary), its output going to our stderr so
     /// that our stdout stays the command's own result (or nowhere when `quiet`). Returns the exit status.
     static func run(

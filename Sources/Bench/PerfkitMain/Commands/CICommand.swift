@@ -65,6 +65,16 @@ struct CICommand: ParsableCommand {
 
     @OptionGroup var comparison: ComparisonOptions
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Profile each confirmed regression on both sides: where it grew and why.",
+            discussion: """
+                Each regressed benchmark is run once more on each side under callgrind (needs valgrind): \
+                the functions whose instructions grew most, and what changed in their machine code.
+                """))
+    var explain = true
+
     @Option(help: "Write the markdown summary (for the pull request) here, atomically.")
     var summary = "Reports/ci-summary.md"
 
@@ -125,21 +135,36 @@ struct CICommand: ParsableCommand {
         } else {
             notes.append("no first-pass regression, so nothing was re-measured")
         }
-        notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))
         var current = first.current
+        var baseline = first.baseline
         current.comparison = decision.comparison
+        let regressed = decision.comparison.entries.filter { $0.verdict == .regressed }.map(\.id)
+        if explain, !regressed.isEmpty, !InterruptFlag.isSet {
+            let profiling = Date()
+            do {
+                try sides.explain(regressed, baseline: &baseline, current: &current, work: work)
+                notes.append(
+                    String(
+                        format: "%d regression(s) profiled on both sides under callgrind in %.0f s", regressed.count,
+                        Date().timeIntervalSince(profiling)))
+            } catch {
+                notes.append("regressions not profiled: \(error)")
+            }
+        }
+        notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))
 
         let title = "perfkit ci: this build vs \(against ?? baselineExecutable.path) (\(metric.rawValue))"
-        let text = GateSummary.markdown(decision.comparison, title: title, notes: notes)
+        let text = GateSummary.markdown(current.comparison ?? decision.comparison, title: title, notes: notes)
         print(text, terminator: "")
-        try writeOutputs(text: text, baseline: first.baseline, current: current)
+        try writeOutputs(text: text, baseline: baseline, current: current)
         try decision.status.exit()
     }
 
     private func writeOutputs(text: String, baseline: Report, current: Report) throws {
         try writeOutput(Data(text.utf8), to: URL(fileURLWithPath: summary))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
-        let written = try writer.write(current, formats: [.json], baseline: baseline)
+        var written = try writer.write(current, formats: [.json], baseline: baseline)
+        written += try FunctionProfileFiles.write(current, baseline: baseline, into: writer.directory)
         try writeOutput(
             try ReportCoding.encode(baseline), to: writer.directory.appendingPathComponent("baseline-report.json"))
         print("summary: \(summary)\nreport: \(written.map(\.path).joined(separator: ", "))")
@@ -149,6 +174,46 @@ struct CICommand: ParsableCommand {
     struct Sides {
         var baseline: URL
         var current: URL
+
+        /// Profiles `regressed` on both sides (one `run --instructions` of them on each) into the
+        /// reports' results, and puts on `current`'s comparison the functions that grew most and what
+        /// changed in their machine code.
+        func explain(_ regressed: [String], baseline: inout Report, current: inout Report, work: URL) throws {
+            var profiles: [URL: Report] = [:]
+            for executable in [self.baseline, self.current] {
+                let side = executable == self.baseline ? "baseline" : "current"
+                let directory = work.appendingPathComponent("profile-\(side)")
+                printError("ci: profiling \(regressed.count) regression(s) under callgrind: \(executable.path)\n")
+                let status = try PerfkitProcess.run(
+                    [
+                        "run", "--instructions", "--filter", InterleavedComparison.filter(matchingExactly: regressed),
+                        "--output", directory.path,
+                    ], executable: executable, quiet: true)
+                guard status == 0 else {
+                    throw PerfkitError(.runFailed, "\(executable.path): `run --instructions` exited with \(status)")
+                }
+                profiles[executable] = try PerfkitProcess.onlyReport(in: directory)
+            }
+            let base = profiles[self.baseline]!
+            let new = profiles[self.current]!
+            guard var comparison = current.comparison else { return }
+            for index in comparison.entries.indices where regressed.contains(comparison.entries[index].id) {
+                let id = comparison.entries[index].id
+                guard let old = base.benchmarks.first(where: { $0.id == id })?.functionProfile,
+                    let now = new.benchmarks.first(where: { $0.id == id })?.functionProfile
+                else { continue }
+                comparison.entries[index].functionDifferential = FunctionGrowth.differential(base: old, current: now)
+                // Beside the times, for the pprof pair and the report's flame graph.
+                for index in baseline.benchmarks.indices where baseline.benchmarks[index].id == id {
+                    baseline.benchmarks[index].functionProfile = old
+                }
+                for index in current.benchmarks.indices where current.benchmarks[index].id == id {
+                    current.benchmarks[index].functionProfile = now
+                }
+            }
+            current.comparison = CompiledCodeExplanation.attach(
+                to: comparison, current: new, baseBinary: self.baseline.path, newBinary: self.current.path)
+        }
 
         func interleaved(
             filter: String?, rounds: Int, options: RoundOptions, work: URL, label: String

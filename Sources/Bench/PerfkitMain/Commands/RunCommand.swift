@@ -177,6 +177,7 @@ struct RunCommand: ParsableCommand {
             // The findings print it: one line on what a single process cannot tell.
             let caveats = regressionGate.caveats(baseline: baselineReport, current: report)
             if !caveats.isEmpty { report.comparison?.caveats = caveats }
+            report.comparison = report.comparison.map { gate.explainCompiledCode($0, current: report) }
         }
         try ResultPresentation.publish(
             report, writer: writer, formats: formats, baseline: baselineReport, gate: gate, history: history,

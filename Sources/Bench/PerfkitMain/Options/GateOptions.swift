@@ -24,10 +24,29 @@ struct GateOptions: ParsableArguments {
     @Option(help: "Write the comparison as markdown (for a pull-request comment) to this file, atomically.")
     var summary: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The baseline's benchmark executable, to say what changed in the compiled code.",
+            discussion: """
+                With --instructions, a regressed benchmark lists the functions that grew most; with this, \
+                each also says what changed in its machine code (calls, inlining, specialization, size).
+                """))
+    var baselineBinary: String?
+
     func validate() throws {
-        if baseline == nil && (gateMetric != nil || summary != nil) {
-            throw ValidationError("--gate-metric and --summary need --baseline")
+        if baseline == nil && (gateMetric != nil || summary != nil || baselineBinary != nil) {
+            throw ValidationError("--gate-metric, --summary and --baseline-binary need --baseline")
         }
+        if let baselineBinary, !FileManager.default.isReadableFile(atPath: baselineBinary) {
+            throw ValidationError("--baseline-binary \(baselineBinary): no such readable file")
+        }
+    }
+
+    /// `comparison` with what changed in the compiled code of the functions that grew most (or
+    /// a note saying why it was not compared), against `--baseline-binary`.
+    func explainCompiledCode(_ comparison: Comparison, current: Report) -> Comparison {
+        CompiledCodeExplanation.attach(
+            to: comparison, current: current, baseBinary: baselineBinary, newBinary: PerfkitProcess.original.path)
     }
 
     /// The gate these options ask for: on exact counts with `--gate-metric`, else on wall time.

@@ -1,0 +1,77 @@
+import Foundation
+import PerfMachineCode
+import PerfReport
+
+/// The "why" of a regression whose profiles say where it grew: what changed in those functions'
+/// machine code between the baseline's executable and this one (PerfMachineCode), a line each on
+/// the differential, or one note saying why the code was not compared.
+enum CompiledCodeExplanation {
+    /// Grown Swift functions compared per regressed benchmark, from the top of the list; with
+    /// nothing grown, the current profile's largest by exclusive instructions instead.
+    static let comparedFunctions = 3
+
+    /// `comparison` with the compiled-code lines on every differential it carries. `baseBinary`
+    /// nil: each differential notes how to get them; `current` gives the flat profiles' functions.
+    static func attach(
+        to comparison: Comparison, current: Report, baseBinary: String?, newBinary: String
+    ) -> Comparison {
+        guard comparison.entries.contains(where: { $0.functionDifferential != nil }) else { return comparison }
+        var comparison = comparison
+        func noteEveryDifferential(_ note: String) {
+            for index in comparison.entries.indices where comparison.entries[index].functionDifferential != nil {
+                comparison.entries[index].functionDifferential?.compiledCodeNotes = [note]
+            }
+        }
+        guard let baseBinary else {
+            noteEveryDifferential(ComparisonWording.compiledCodeNotCompared(reason: nil))
+            return comparison
+        }
+        var comparer: CompiledCodeComparer
+        do {
+            comparer = try CompiledCodeComparer(basePath: baseBinary, newPath: newBinary)
+        } catch {
+            noteEveryDifferential(ComparisonWording.compiledCodeNotCompared(reason: error.message))
+            return comparison
+        }
+        let profiles = Dictionary(
+            current.benchmarks.compactMap { result in result.functionProfile.map { (result.id, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        for index in comparison.entries.indices {
+            guard var differential = comparison.entries[index].functionDifferential else { continue }
+            explain(&differential, profile: profiles[comparison.entries[index].id], with: &comparer)
+            comparison.entries[index].functionDifferential = differential
+        }
+        return comparison
+    }
+
+    private static func explain(
+        _ differential: inout FunctionDifferential, profile: FunctionProfile?, with comparer: inout CompiledCodeComparer
+    ) {
+        // Swift functions only: a runtime or C function (swift_beginAccess, malloc) has no mangled
+        // symbol, and its growth is explained by the Swift code that calls it more.
+        var compared = 0
+        for index in differential.grown.indices where compared < comparedFunctions {
+            guard let symbol = differential.grown[index].symbol else { continue }
+            let result = comparer.compare(newFunction: symbol)
+            differential.grown[index].compiledCode = result.changes.map(CompiledCodeComparison.wording(of:))
+            compared += 1
+        }
+        guard differential.grown.isEmpty, let profile else { return }
+        // Nothing grew on its own: is the largest functions' code the same? Then the cause is not
+        // in the code (layout, data or the machine), and saying so beats naming a culprit.
+        let largest = profile.functions.filter { $0.symbol != nil }.sorted { $0.exclusive > $1.exclusive }
+            .prefix(comparedFunctions)
+        var notes: [String] = []
+        var unchanged: [String] = []
+        for function in largest {
+            let result = comparer.compare(newFunction: function.symbol!)
+            if result.changes == [.noCodeChange] {
+                unchanged.append(function.name)
+            } else {
+                notes += result.lines
+            }
+        }
+        if !unchanged.isEmpty { notes.insert(ComparisonWording.noCodeChange(in: unchanged), at: 0) }
+        differential.compiledCodeNotes = notes.isEmpty ? nil : notes
+    }
+}
