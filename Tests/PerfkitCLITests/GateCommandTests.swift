@@ -36,6 +36,15 @@ import Testing
         let outcome = try perfkit(["run", "--gate-metric", "instructions"])
         #expect(outcome.status == 1)
         #expect(outcome.stderr.contains("--gate-metric and --summary need --baseline"))
+        let binary = try perfkit(["run", "--baseline-binary", "/bin/true"])
+        #expect(binary.status == 1)
+        #expect(binary.stderr.contains("--baseline-binary needs --baseline"), "\(binary.stderr)")
+    }
+
+    @Test func aBaselineBinaryThatIsNotThereIsNamed() throws {
+        let outcome = try perfkit(["run", "--baseline", "x.json", "--baseline-binary", "/nonexistent/old"])
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains("--baseline-binary /nonexistent/old: no such readable file"), "\(outcome.stderr)")
     }
 
     @Test func theBaselineIsNeverUpdatedSilentlyInCI() throws {

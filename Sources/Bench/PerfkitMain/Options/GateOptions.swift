@@ -34,9 +34,10 @@ struct GateOptions: ParsableArguments {
     var baselineBinary: String?
 
     func validate() throws {
-        if baseline == nil && (gateMetric != nil || summary != nil || baselineBinary != nil) {
-            throw ValidationError("--gate-metric, --summary and --baseline-binary need --baseline")
+        if baseline == nil && (gateMetric != nil || summary != nil) {
+            throw ValidationError("--gate-metric and --summary need --baseline")
         }
+        if baseline == nil && baselineBinary != nil { throw ValidationError("--baseline-binary needs --baseline") }
         if let baselineBinary, !FileManager.default.isReadableFile(atPath: baselineBinary) {
             throw ValidationError("--baseline-binary \(baselineBinary): no such readable file")
         }
