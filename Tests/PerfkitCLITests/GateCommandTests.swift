@@ -44,7 +44,8 @@ import Testing
     @Test func aBaselineBinaryThatIsNotThereIsNamed() throws {
         let outcome = try perfkit(["run", "--baseline", "x.json", "--baseline-binary", "/nonexistent/old"])
         #expect(outcome.status == 1)
-        #expect(outcome.stderr.contains("--baseline-binary /nonexistent/old: no such readable file"), "\(outcome.stderr)")
+        #expect(
+            outcome.stderr.contains("--baseline-binary /nonexistent/old: no such readable file"), "\(outcome.stderr)")
     }
 
     @Test func theBaselineIsNeverUpdatedSilentlyInCI() throws {
