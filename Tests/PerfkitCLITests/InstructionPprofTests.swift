@@ -1,5 +1,6 @@
 import Foundation
 import Gzip
+import PerfReport
 import Pprof
 import Testing
 
@@ -7,17 +8,20 @@ import Testing
 extension CommandLineTests {
     static func instructionProfile(bubbleDown: Double) -> PprofProfile {
         // run → insert → bubbleDown, run → popMin → bubbleDown; bubbleDown's own count is what grows.
-        let functions: [PprofProfile.CountedFunction] = [
-            .init(name: "run", exclusive: 10), .init(name: "Heap.insert", exclusive: 1400),
-            .init(name: "Heap.popMin", exclusive: 900), .init(name: "Heap._bubbleDown", exclusive: bubbleDown),
-        ]
-        let calls: [PprofProfile.CountedCall] = [
-            .init(caller: 0, callee: 1, inclusive: 1400 + bubbleDown / 2),
-            .init(caller: 0, callee: 2, inclusive: 900 + bubbleDown / 2),
-            .init(caller: 1, callee: 3, inclusive: bubbleDown / 2),
-            .init(caller: 2, callee: 3, inclusive: bubbleDown / 2),
-        ]
-        return PprofProfile.instructions(functions: functions, calls: calls, comment: "S/heap (test)")
+        let profile = FunctionProfile(
+            functions: [
+                .init(name: "run", exclusive: 10, inclusive: 2310 + bubbleDown),
+                .init(name: "Heap.insert", exclusive: 1400, inclusive: 1400 + bubbleDown / 2),
+                .init(name: "Heap.popMin", exclusive: 900, inclusive: 900 + bubbleDown / 2),
+                .init(name: "Heap._bubbleDown", exclusive: bubbleDown, inclusive: bubbleDown),
+            ],
+            edges: [
+                .init(caller: 0, callee: 1, inclusive: 1400 + bubbleDown / 2),
+                .init(caller: 0, callee: 2, inclusive: 900 + bubbleDown / 2),
+                .init(caller: 1, callee: 3, inclusive: bubbleDown / 2),
+                .init(caller: 2, callee: 3, inclusive: bubbleDown / 2),
+            ], omittedExclusive: 0)
+        return PprofProfile.instructions(stacks: profile.callerStacks(), comment: "S/heap (test)")
     }
 
     /// `go tool pprof -top -diff_base base new` puts the grown function first, with its growth as

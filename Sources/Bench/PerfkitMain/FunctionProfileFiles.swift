@@ -36,12 +36,9 @@ enum FunctionProfileFiles {
         return written
     }
 
-    /// The profile as pprof's instructions by function (see `PprofProfile.instructions`).
+    /// The profile as pprof's instructions by function, one caller deep (`FunctionProfile.callerStacks`).
     static func pprof(_ profile: FunctionProfile, comment: String) -> PprofProfile {
-        PprofProfile.instructions(
-            functions: profile.functions.map { .init(name: $0.name, exclusive: $0.exclusive) },
-            calls: profile.edges.map { .init(caller: $0.caller, callee: $0.callee, inclusive: $0.inclusive) },
-            comment: comment)
+        PprofProfile.instructions(stacks: profile.callerStacks(), comment: comment)
     }
 
     /// A benchmark id as a file name: letters, digits, `-`, `_` and `.` stay, the rest become `_`.

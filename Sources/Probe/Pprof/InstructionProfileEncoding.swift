@@ -1,67 +1,39 @@
 /// Instructions by function (callgrind's counts of one benchmark operation) as a pprof profile, so
 /// that `go tool pprof -top -diff_base base.pb.gz new.pb.gz` lists the functions that grew.
-///
-/// Only call edges are known, not whole stacks, so each function's exclusive instructions become
-/// 2-frame stacks `[function, caller]`, split among its callers in proportion to the edges'
-/// inclusive instructions (a function with no known caller gets a 1-frame stack): `flat` is each
-/// function's exclusive count exactly; `cum` reaches one caller up, not the whole tree.
 extension PprofProfile {
-    /// One function: its name and exclusive instructions per operation.
-    public struct CountedFunction: Sendable {
-        public var name: String
-        public var exclusive: Double
-
-        public init(name: String, exclusive: Double) {
-            self.name = name
-            self.exclusive = exclusive
-        }
-    }
-
-    /// A call between two of the functions (indexes), with the callee's inclusive instructions in it.
-    public struct CountedCall: Sendable {
-        public var caller: Int
-        public var callee: Int
-        public var inclusive: Double
-
-        public init(caller: Int, callee: Int, inclusive: Double) {
-            self.caller = caller
-            self.callee = callee
-            self.inclusive = inclusive
-        }
-    }
-
-    /// Sample type `instructions`/`count`, values per operation rounded to whole instructions;
-    /// `comment` says what was measured (e.g. the benchmark and the side).
-    public static func instructions(
-        functions: [CountedFunction], calls: [CountedCall], comment: String
-    ) -> PprofProfile {
+    /// Sample type `instructions`/`count`, one sample per stack (frames outermost first, each a
+    /// function name; the last frame's own instructions), values per operation rounded to whole
+    /// instructions so that each function's stacks still add up to its rounded total (`flat` stays
+    /// exact to the instruction); `comment` says what was measured (the benchmark and the side).
+    public static func instructions(stacks: [(frames: [String], value: Double)], comment: String) -> PprofProfile {
         var profile = PprofProfile(sampleTypes: [ValueType(type: "instructions", unit: "count")])
         profile.comments = [comment]
         profile.defaultSampleType = "instructions"
-        for (index, function) in functions.enumerated() {
-            let id = UInt64(index + 1)
-            profile.functions.append(Function(id: id, name: function.name, systemName: function.name))
+        var ids: [String: UInt64] = [:]
+        func location(_ name: String) -> UInt64 {
+            if let id = ids[name] { return id }
+            let id = UInt64(ids.count + 1)
+            ids[name] = id
+            profile.functions.append(Function(id: id, name: name, systemName: name))
             profile.locations.append(Location(id: id, mappingID: 0, address: 0, lines: [Line(functionID: id)]))
+            return id
         }
-        for (index, function) in functions.enumerated() where function.exclusive > 0 {
-            let callers = calls.filter {
-                $0.callee == index && $0.caller != index && functions.indices.contains($0.caller)
-            }
-            let spent = callers.reduce(0.0) { $0 + $1.inclusive }
-            let leaf = UInt64(index + 1)
-            guard spent > 0 else {
-                profile.samples.append(Sample(locationIDs: [leaf], values: [Int64(function.exclusive.rounded())]))
-                continue
-            }
-            // Rounded shares that still add up to the function's whole count.
-            var left = Int64(function.exclusive.rounded())
-            for (position, call) in callers.enumerated() {
-                let share =
-                    position == callers.count - 1
-                    ? left : Int64((function.exclusive * call.inclusive / spent).rounded())
+        // Per leaf function, in first-seen order: its stacks' rounded values add up to its rounded total.
+        var leaves: [String] = []
+        var byLeaf: [String: [(frames: [String], value: Double)]] = [:]
+        for stack in stacks where !stack.frames.isEmpty && stack.value > 0 {
+            let leaf = stack.frames[stack.frames.count - 1]
+            if byLeaf[leaf] == nil { leaves.append(leaf) }
+            byLeaf[leaf, default: []].append(stack)
+        }
+        for leaf in leaves {
+            let group = byLeaf[leaf]!
+            var left = Int64(group.reduce(0) { $0 + $1.value }.rounded())
+            for (position, stack) in group.enumerated() {
+                let share = position == group.count - 1 ? left : Int64(stack.value.rounded())
                 left -= share
                 guard share != 0 else { continue }
-                profile.samples.append(Sample(locationIDs: [leaf, UInt64(call.caller + 1)], values: [share]))
+                profile.samples.append(Sample(locationIDs: stack.frames.reversed().map(location), values: [share]))
             }
         }
         return profile
