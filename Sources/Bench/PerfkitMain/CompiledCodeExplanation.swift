@@ -44,6 +44,35 @@ enum CompiledCodeExplanation {
         return comparison
     }
 
+    /// How many callers up a library function's growth is traced to code the executable defines.
+    static let callerDepth = 2
+
+    /// The compiled-code lines of `name`'s callers in the new executable (named: "caller: change"),
+    /// going up past callers the base lacks (new code), at most ``callerDepth`` levels.
+    private static func callers(
+        of name: String, in profile: FunctionProfile, with comparer: inout CompiledCodeComparer
+    ) -> [String] {
+        var lines: [String] = []
+        var level = profile.functions.indices.filter { profile.functions[$0].name == name }
+        var seen = Set(level)
+        for _ in 0..<callerDepth {
+            let callers = Set(level.flatMap { callee in profile.edges.filter { $0.callee == callee }.map(\.caller) })
+                .subtracting(seen).sorted()
+            var next: [Int] = []
+            for caller in callers {
+                seen.insert(caller)
+                guard let symbol = profile.functions[caller].symbol, comparer.new.hasFunction(symbol) else { continue }
+                let result = comparer.compare(newFunction: symbol)
+                lines += result.lines
+                // New code (absent from the base): its own callers say where it came from.
+                if !comparer.base.hasFunction(symbol) { next.append(caller) }
+            }
+            level = next
+            if level.isEmpty { break }
+        }
+        return lines
+    }
+
     private static func explain(
         _ differential: inout FunctionDifferential, profile: FunctionProfile?, with comparer: inout CompiledCodeComparer
     ) {
@@ -52,8 +81,18 @@ enum CompiledCodeExplanation {
         var compared = 0
         for index in differential.grown.indices where compared < comparedFunctions {
             guard let symbol = differential.grown[index].symbol else { continue }
-            let result = comparer.compare(newFunction: symbol)
-            differential.grown[index].compiledCode = result.changes.map(CompiledCodeComparison.wording(of:))
+            if comparer.new.hasFunction(symbol) {
+                let result = comparer.compare(newFunction: symbol)
+                differential.grown[index].compiledCode = result.changes.map(CompiledCodeComparison.wording(of:))
+            } else if let profile {
+                // A library's function (String.lowercased) runs more because code here calls it
+                // more: what changed in its callers in the executable, each line naming the caller.
+                let lines = callers(of: differential.grown[index].name, in: profile, with: &comparer)
+                guard !lines.isEmpty else { continue }
+                differential.grown[index].compiledCode = lines
+            } else {
+                continue
+            }
             compared += 1
         }
         guard differential.grown.isEmpty, let profile else { return }
