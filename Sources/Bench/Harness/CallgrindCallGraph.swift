@@ -143,6 +143,15 @@ package struct CallgrindCallGraph: Sendable, Equatable {
         let byInclusive = inclusive.filter { $0.value >= smallest }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         var kept = Set(byExclusive.prefix(Self.keptByExclusive).map(\.key))
         kept.formUnion(byInclusive.prefix(Self.keptByInclusive).map(\.key))
+        // Each kept function's heaviest caller too: a library function that grew (String.lowercased)
+        // is explained by the code that calls it, which the compiled-code comparison then reads.
+        var heaviestCaller: [String: (caller: String, cost: Double)] = [:]
+        for (edge, cost) in calls where edge.caller != edge.callee && cost > (heaviestCaller[edge.callee]?.cost ?? 0) {
+            heaviestCaller[edge.callee] = (edge.caller, cost)
+        }
+        for name in kept {
+            if let caller = heaviestCaller[name]?.caller { kept.insert(caller) }
+        }
         let names = kept.sorted { (inclusive[$0] ?? 0, $1) > (inclusive[$1] ?? 0, $0) }
         let index = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         let functions = names.map { name in
