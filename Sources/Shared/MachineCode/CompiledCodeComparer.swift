@@ -98,7 +98,7 @@ package struct CompiledCodeComparer {
             })?.0
         else {
             return CompiledCodeComparison(
-                function: .init(symbol: newSymbol, name: readable), changes: [.missing(symbol: newSymbol, side: .base)])
+                function: .init(symbol: newSymbol, name: readable), changes: [.newInThisBuild])
         }
         var comparison = compare(old, newSymbol: newSymbol)
         comparison.function = .init(symbol: newSymbol, name: readable)

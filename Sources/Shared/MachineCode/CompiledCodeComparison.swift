@@ -23,6 +23,8 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         /// The base binary lacks the new function; compared with the base's function of the same
         /// name that it took the place of.
         case replacedInBase(Function)
+        /// The base binary has no function of that name: code this build added.
+        case newInThisBuild
         /// The code could not be read (architecture, objdump): nothing is claimed.
         case unreadable(String)
         /// Now calls an unspecialized generic entry point it did not call before.
@@ -67,6 +69,8 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         case .replaced(let function):
             return
                 "the new binary lacks this symbol; compared with \(function.name) (\(function.symbol)), which replaced it"
+        case .newInThisBuild:
+            return "new in this build (the base binary has no function of that name)"
         case .replacedInBase(let function):
             return "new in this build, in place of \(function.name) (\(function.symbol)); compared with it"
         case .unreadable(let reason):
