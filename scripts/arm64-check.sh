@@ -55,7 +55,8 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.so
 # Inside the root: Swift 6.2 from Debian (sid's swiftlang), perfkit's C libraries, and an empty
 # lib_Testing_Foundation (Debian ships that cross-import overlay's module but not its library, so
 # every test executable fails to link without it).
-root_packages=(swiftlang git libc6-dev ca-certificates make libunwind-dev libpng-dev zlib1g-dev pkg-config valgrind)
+root_packages=(swiftlang git libc6-dev ca-certificates make libunwind-dev libpng-dev zlib1g-dev pkg-config valgrind
+    golang-go)
 make_root() {
     if [ ! -x "$root/usr/bin/apt-get" ]; then
         log "debootstrap: Debian sid arm64 from $mirror into $root (about 4 minutes)"
@@ -126,9 +127,13 @@ tests=${ARM64_TESTS:-PerfReportTests ELFSymbolsTests HarnessTests ProbeTests Pix
 # Tests left out here, each with its reason (docs/platforms.md): Debian's swiftlang 6.2.3 leaves the
 # cooperative pool's threads unnamed (their name is the process's), so Probe does not find the pool
 # (CooperativePoolTests); a watchdog thread of another test is still named probe-wd- under
-# emulation's slowness (cause not yet found); go tool pprof is not installed in the root.
+# emulation's slowness (cause not yet found); a blocked thread's stack is read from /proc/…/syscall,
+# which does not work under emulation, and a 1 s profile takes over 3 s there
+# (aStarvedPoolStillGetsAnswers); qemu-user keeps a guest thread's blocked signals to itself, so
+# /proc's SigBlk never shows them (the two signal-blocked tests).
 skips=(--skip CooperativePoolTests --skip aWatchdogStartedFromThePoolHasItsOwnNameAndIsNoPoolThread
-    --skip aStallsProfileIsWrittenWholeInThePprofDirectory)
+    --skip aStarvedPoolStillGetsAnswers --skip aThreadBlockingTheSignalIsCountedNotDropped
+    --skip aThreadThatUnblocksTheSignalIsSampledFromThen)
 python3 - "$cache/src/Package.swift" "$tests" "${ARM64_NIO:-0}" <<'PY'
 import re, sys
 path, keep, nio = sys.argv[1], set(sys.argv[2].split()), sys.argv[3] == "1"
