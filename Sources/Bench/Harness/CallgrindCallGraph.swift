@@ -122,7 +122,7 @@ package struct CallgrindCallGraph: Sendable, Equatable {
     }
 
     /// Functions kept in a profile: the top by exclusive and the top by inclusive instructions.
-    package static let keptByExclusive = 8
+    package static let keptByExclusive = 7
     package static let keptByInclusive = 4
     /// A function below this share of the region's instructions (exclusive and inclusive) is not kept.
     package static let smallestKeptShare = 0.002
@@ -143,13 +143,16 @@ package struct CallgrindCallGraph: Sendable, Equatable {
         let byInclusive = inclusive.filter { $0.value >= smallest }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         var kept = Set(byExclusive.prefix(Self.keptByExclusive).map(\.key))
         kept.formUnion(byInclusive.prefix(Self.keptByInclusive).map(\.key))
-        // Each kept function's heaviest caller too: a library function that grew (String.lowercased)
-        // is explained by the code that calls it, which the compiled-code comparison then reads.
+        // A kept function that no kept function calls gets its heaviest caller too: a library
+        // function that grew (String.lowercased) is explained by the code calling it, which the
+        // compiled-code comparison then reads.
         var heaviestCaller: [String: (caller: String, cost: Double)] = [:]
-        for (edge, cost) in calls where edge.caller != edge.callee && cost > (heaviestCaller[edge.callee]?.cost ?? 0) {
-            heaviestCaller[edge.callee] = (edge.caller, cost)
+        var calledByKept: Set<String> = []
+        for (edge, cost) in calls where edge.caller != edge.callee {
+            if kept.contains(edge.caller) { calledByKept.insert(edge.callee) }
+            if cost > (heaviestCaller[edge.callee]?.cost ?? 0) { heaviestCaller[edge.callee] = (edge.caller, cost) }
         }
-        for name in kept {
+        for name in kept.subtracting(calledByKept) {
             if let caller = heaviestCaller[name]?.caller { kept.insert(caller) }
         }
         let names = kept.sorted { (inclusive[$0] ?? 0, $1) > (inclusive[$1] ?? 0, $0) }
@@ -172,8 +175,9 @@ package struct CallgrindCallGraph: Sendable, Equatable {
             omittedExclusive: Self.rounded(max(0, total - keptExclusive) * perOperation))
     }
 
-    /// Three significant digits after the point at most: the counts are exact, the report small.
-    static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+    /// Two digits after the point at most (a hundredth of an instruction per operation): the counts
+    /// are exact, the report small.
+    static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 
     static func shortened(_ name: String) -> String {
         name.count <= longestName ? name : String(name.prefix(longestName - 1)) + "…"
