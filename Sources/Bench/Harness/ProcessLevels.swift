@@ -38,11 +38,13 @@ public enum ProcessLevels {
     /// A process whose common factor lies beyond ±this percent is named in a comparison's words.
     package static let factorBoundPercent = 15.0
 
-    /// What a second look measures besides `suspects` (of the run's `ids`, in order): ``minimumOthers``
-    /// other benchmarks, so that its process's machine factor can be told; none when the run has too few.
+    /// What a second look measures besides `suspects` (of the run's `ids`, in order): up to
+    /// ``minimumOthers`` other benchmarks, so that its process's machine factor can be told (the
+    /// other suspects count towards each one's others); none when even all of them could not tell it.
     package static func companions(of suspects: [String], among ids: [String]) -> [String] {
         let others = ids.filter { !suspects.contains($0) }
-        return others.count >= minimumOthers ? Array(others.prefix(minimumOthers)) : []
+        guard others.count + suspects.count - 1 >= minimumOthers else { return [] }
+        return Array(others.prefix(minimumOthers))
     }
 
     /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples
