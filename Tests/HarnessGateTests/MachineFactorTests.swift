@@ -140,8 +140,6 @@ import Testing
         #expect(abs((first ?? 0) - 1.1) < 0.03)
         #expect(entry.explanation.hasPrefix("confirmed by a re-run: "))
         #expect(ProcessLevels.companions(of: ["a"], among: ["a", "b", "c"]) == [])
-        // Two suspects of four: each has the other suspect and the two companions, three others.
-        #expect(ProcessLevels.companions(of: ["a", "b"], among: ["a", "b", "c", "d"]) == ["c", "d"])
     }
 
     @Test func aFactorBeyondTheBoundIsNamedWithTheFactor() throws {

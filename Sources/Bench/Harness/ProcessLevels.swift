@@ -38,13 +38,11 @@ public enum ProcessLevels {
     /// A process whose common factor lies beyond ±this percent is named in a comparison's words.
     package static let factorBoundPercent = 15.0
 
-    /// What a second look measures besides `suspects` (of the run's `ids`, in order): up to
-    /// ``minimumOthers`` other benchmarks, so that its process's machine factor can be told (the
-    /// other suspects count towards each one's others); none when even all of them could not tell it.
+    /// What a second look measures besides `suspects` (of the run's `ids`, in order): ``minimumOthers``
+    /// other benchmarks, so that its process's machine factor can be told; none when the run has too few.
     package static func companions(of suspects: [String], among ids: [String]) -> [String] {
         let others = ids.filter { !suspects.contains($0) }
-        guard others.count + suspects.count - 1 >= minimumOthers else { return [] }
-        return Array(others.prefix(minimumOthers))
+        return others.count >= minimumOthers ? Array(others.prefix(minimumOthers)) : []
     }
 
     /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples
