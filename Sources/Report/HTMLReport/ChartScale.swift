@@ -99,6 +99,14 @@ enum ChartParts {
         return String(text.prefix(limit - 1)) + "…"
     }
 
+    /// A flame-graph box's label at its top left, cut to the box's width; nothing when fewer than
+    /// four characters would fit (the box's `<title>` still names it).
+    static func boxLabel(_ text: String, x: Double, y: Double, width: Double) -> Markup {
+        let characters = characters(fitting: width - 8)
+        guard characters >= 4 else { return "" }
+        return "<text x=\"\(px: x + 4)\" y=\"\(px: y + 13)\">\(truncated(text, limit: characters))</text>"
+    }
+
     /// Approximate number of characters of 11 px text that fit in `width` pixels.
     static func characters(fitting width: Double) -> Int { Swift.max(0, Int(width / 6.6)) }
 

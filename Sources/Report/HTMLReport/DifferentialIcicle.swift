@@ -91,11 +91,7 @@ struct DifferentialIcicle {
             <g class="frame diff"><title>\(title)</title><rect x="\(px: x + 0.5)" \
             y="\(px: y + 0.5)" width="\(px: max(0, width - 1))" height="\(px: rowHeight - 1)" fill="\(fill)"/>
             """
-        let characters = ChartParts.characters(fitting: width - 8)
-        if characters >= 4 {
-            out +=
-                "<text x=\"\(px: x + 4)\" y=\"\(px: y + 13)\">\(ChartParts.truncated(node.name, limit: characters))</text>"
-        }
+        out += ChartParts.boxLabel(node.name, x: x, y: y, width: width)
         out += "</g>"
         var childX = x
         for child in node.children {

@@ -35,11 +35,7 @@ struct IcicleChart {
             samples (\(UnitFormatting.percent(share)))</title><rect x="\(px: x + 0.5)" y="\(px: y + 0.5)" \
             width="\(px: max(0, width - 1))" height="\(px: rowHeight - 1)"/>
             """
-        let characters = ChartParts.characters(fitting: width - 8)
-        if characters >= 4 {
-            out +=
-                "<text x=\"\(px: x + 4)\" y=\"\(px: y + 13)\">\(ChartParts.truncated(name, limit: characters))</text>"
-        }
+        out += ChartParts.boxLabel(name, x: x, y: y, width: width)
         out += "</g>"
         var childX = x
         for child in node.children {
