@@ -53,6 +53,27 @@ import Testing
         #expect(skipped.contains { $0.hasPrefix("S/g/now-unsteady: instructions per operation moved by 50.00%") })
     }
 
+    /// #51's count trials: one +5% run whose samples disagreed by 0.6% was "not gated"; a wobble
+    /// smaller than the change, with every sample beyond the threshold, still gates.
+    @Test func aWobbleSmallerThanTheChangeStillGates() throws {
+        let baseline = InstructionDeterminism.marked(
+            GateFixtures.report([counted("S/g/drain", [1000, 1000, 1000]), counted("S/g/near", [1000, 1000, 1000])]),
+            repeats: [])
+        let current = GateFixtures.report([
+            counted("S/g/drain", [1050, 1056.3, 1051]), counted("S/g/near", [1010, 1030, 1012]),
+        ])
+        let comparison = BaselineGate.compare(
+            baseline: baseline, current: current, metrics: [.instructions], comparator: Comparator(thresholdPercent: 2))
+        let drain = try #require(comparison.entries.first { $0.id == "S/g/drain" })
+        #expect(drain.verdict == .regressed)
+        #expect(
+            drain.explanation.hasSuffix("this run's samples disagreed by 0.60%, but every one lay beyond the threshold")
+        )
+        // Straddling the threshold: the wobble could be the change, so it is not gated.
+        #expect(comparison.entries.allSatisfy { $0.id != "S/g/near" })
+        #expect((comparison.skipped ?? []).contains { $0.hasPrefix("S/g/near: instructions per operation moved by") })
+    }
+
     @Test func allocationCountsThatMoveBetweenRunsAreMarkedAndNotGated() {
         let first = GateFixtures.report([
             GateFixtures.result("S/g/cache", instructions: 1000, allocations: 1800),

@@ -26,15 +26,22 @@ public enum BaselineGate {
         }
 
         var entries: [ComparisonEntry] = []
+        var wobbly: [String: Double] = [:]
         for metric in metrics {
             // Compare only what both sides measured the same way; the comparator would fall back to
             // wall time for the rest, which is exactly what a committed baseline must not gate on.
             var comparable: [String] = []
             for id in Set(baselineByID.keys).intersection(currentByID.keys).sorted() {
-                if let reason = whyNotComparable(
-                    baselineByID[id]!, currentByID[id]!, metric: metric, remedy: remedies.measure[metric])
-                {
-                    skipped.append("\(id): \(reason)")
+                let (old, new) = (baselineByID[id]!, currentByID[id]!)
+                if let reason = whyNotComparable(old, new, metric: metric, remedy: remedies.measure[metric]) {
+                    if metric == .instructions,
+                        let spread = beyondWobble(old, new, threshold: comparator.thresholdPercent)
+                    {
+                        wobbly[id] = spread
+                        comparable.append(id)
+                    } else {
+                        skipped.append("\(id): \(reason)")
+                    }
                 } else {
                     comparable.append(id)
                 }
@@ -44,7 +51,12 @@ public enum BaselineGate {
             old.benchmarks = baseline.benchmarks.filter { ids.contains($0.id) }
             var new = current
             new.benchmarks = current.benchmarks.filter { ids.contains($0.id) }
-            entries += comparator.compare(baseline: old, current: new, metric: metric).entries
+            entries += comparator.compare(baseline: old, current: new, metric: metric).entries.map { entry in
+                guard metric == .instructions, let spread = wobbly[entry.id] else { return entry }
+                var entry = entry
+                entry.review(.beyondSampleWobble(spreadPercent: spread))
+                return entry
+            }
         }
         var comparison = Comparison(
             baselineCreatedAt: baseline.createdAt, baselineEnvironment: baseline.environment,
@@ -52,6 +64,20 @@ public enum BaselineGate {
             multipleComparisonControl: Comparator.multipleComparisonControl, entries: entries)
         comparison.skipped = skipped
         return comparison
+    }
+
+    /// The spread of this run's instruction counts between its samples, when only that kept it from
+    /// being gated and every sample lies beyond the threshold on the same side of a deterministic
+    /// baseline: a wobble of 0.6% does not hide a +5% that each sample shows.
+    static func beyondWobble(_ baseline: BenchmarkResult, _ current: BenchmarkResult, threshold: Double) -> Double? {
+        guard let base = baseline.instructionsPerOperation, base > 0,
+            InstructionDeterminism.unstableReason(baseline) == nil,
+            baseline.instructionsSource == current.instructionsSource,
+            let counts = InstructionDeterminism.perOperation(current), let low = counts.min(), let high = counts.max()
+        else { return nil }
+        let limit = 1 + (current.thresholdPercent ?? baseline.thresholdPercent ?? threshold) / 100
+        guard low / base >= limit || high / base <= 1 / limit else { return nil }
+        return InstructionDeterminism.spreadPercent(counts)
     }
 
     /// Why `metric` cannot be compared exactly for this benchmark, or nil when it can; `remedy` says

@@ -139,5 +139,8 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         case rerunConfirmed(firstRatio: Double?)
         /// The re-run did not find the first run's regression; the first run's ratio.
         case rerunDidNotConfirm(firstRatio: Double?)
+        /// This run's exact counts disagreed between its samples by `spreadPercent` (more than a
+        /// count to gate on may), but every sample lay beyond the threshold on the same side.
+        case beyondSampleWobble(spreadPercent: Double)
     }
 }

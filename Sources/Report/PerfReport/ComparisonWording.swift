@@ -78,6 +78,10 @@ public enum ComparisonWording {
             return "confirmed by a re-run: \(text) (first run \(change(first)))"
         case .rerunDidNotConfirm(let first):
             return "the first run's regression (\(change(first))) was not confirmed by a re-run: \(text)"
+        case .beyondSampleWobble(let spread):
+            return text
+                + "; this run's samples disagreed by \(String(format: "%.2f", spread))%, but every one lay beyond "
+                + "the threshold"
         }
     }
 
