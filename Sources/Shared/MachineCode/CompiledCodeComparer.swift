@@ -69,7 +69,7 @@ package struct CompiledCodeComparer {
             let newBinary = new
             comparison.changes += CompiledCodeComparison.changes(
                 from: baseCode, to: newCode, names: &names, baseHas: { baseBinary.hasFunction($0) },
-                newHas: { newBinary.hasFunction($0) })
+                newHas: { newBinary.hasFunction($0) }, newCode: { try? newBinary.functionCode($0).get() })
         case (.failure(let failure), _), (_, .failure(let failure)):
             comparison.changes.append(.unreadable(failure.message))
         }
