@@ -144,6 +144,24 @@ struct CompiledCodeComparisonTests {
         #expect(CompiledCodeComparer.nameStem("main") == nil)
     }
 
+    /// One ranking finds a replacement on either side: the longest shared mangled prefix, then a
+    /// specialization (what ran), then the shorter name.
+    @Test func closestFunctionOfTheSameName() {
+        let existential = "$s1m5totalySdSayAA5Shape_pGF"
+        let generic = "$s1m5totalySdSayxGAA5ShapeRzlF"
+        let specialized = generic + "AA6SquareV_Tg5"
+        let isSpecialization = { (symbol: String) in symbol.hasSuffix("Tg5") }
+        func closest(_ symbol: String, _ candidates: [String]) -> String? {
+            CompiledCodeComparer.closest(to: symbol, among: candidates, isSpecialization: isSpecialization)
+        }
+        #expect(closest(existential, [generic, specialized]) == specialized)
+        #expect(closest(existential, [specialized, generic]) == specialized)
+        #expect(closest(specialized, [existential, "$s1m5totalySiSayAA5Shape_pGF"]) == existential)
+        #expect(closest(generic, [generic + "Tf4n_n", generic + "x"]) == generic + "x")
+        #expect(closest(generic, ["$s1m5totalyS2bF", "$s1m5totalySdSbF"]) == "$s1m5totalySdSbF")
+        #expect(closest(generic, []) == nil)
+    }
+
     /// Without swift-demangle, the mangling's suffixes decide.
     @Test func fallbackTraits() {
         var names = SwiftSymbolNames(demanglePath: nil)
