@@ -99,6 +99,20 @@ struct CompiledCodeComparisonTests {
         #expect(property.lines.contains { $0.contains("exclusivity check, 1 in a loop)") })
     }
 
+    @Test func aCallTheBaseNeverMadeIsNotALostInlining() throws {
+        // Both binaries have reportProgress; only the new drain calls it (#50's wrong line).
+        let progress = CompiledCodeComparison.Function(
+            symbol: CompiledVariants.reportProgress, name: "reportProgress(_:)")
+        let added = try compare("progressUnused", "progressCalled", CompiledVariants.drain)
+        #expect(added.changes.contains(.newCall(progress, count: 1)))
+        #expect(added.lines.contains("drain(_:): now calls reportProgress(_:) 1× (was 0)"))
+        #expect(!added.changes.contains(.noLongerInlined(progress)))
+        // The base that inlined it (and its print) is larger: that one is a lost inlining.
+        let lost = try compare("progressInlined", "progressCalled", CompiledVariants.drain)
+        #expect(lost.changes.contains(.noLongerInlined(progress)))
+        #expect(lost.lines.contains("drain(_:): no longer inlines reportProgress(_:): calls it now"))
+    }
+
     @Test func identicalCodeSaysNoCodeChange() throws {
         let comparison = try compare("loop", "loop", CompiledVariants.sum)
         #expect(comparison.changes == [.noCodeChange])
