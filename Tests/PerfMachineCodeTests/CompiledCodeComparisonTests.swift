@@ -99,6 +99,20 @@ struct CompiledCodeComparisonTests {
         #expect(property.lines.contains { $0.contains("exclusivity check, 1 in a loop)") })
     }
 
+    @Test func aCallTheBaseNeverMadeIsNotALostInlining() throws {
+        // Both binaries have reportProgress; only the new drain calls it (#50's wrong line).
+        let progress = CompiledCodeComparison.Function(
+            symbol: CompiledVariants.reportProgress, name: "reportProgress(_:)")
+        let added = try compare("progressUnused", "progressCalled", CompiledVariants.drain)
+        #expect(added.changes.contains(.newCall(progress, count: 1)))
+        #expect(added.lines.contains("drain(_:): now calls reportProgress(_:) 1× (was 0)"))
+        #expect(!added.changes.contains(.noLongerInlined(progress)))
+        // The base that inlined it (and its print) is larger: that one is a lost inlining.
+        let lost = try compare("progressInlined", "progressCalled", CompiledVariants.drain)
+        #expect(lost.changes.contains(.noLongerInlined(progress)))
+        #expect(lost.lines.contains("drain(_:): no longer inlines reportProgress(_:): calls it now"))
+    }
+
     @Test func identicalCodeSaysNoCodeChange() throws {
         let comparison = try compare("loop", "loop", CompiledVariants.sum)
         #expect(comparison.changes == [.noCodeChange])
@@ -142,6 +156,24 @@ struct CompiledCodeComparisonTests {
         #expect(CompiledCodeComparer.nameStem("$s1m6SquareV4areaSdyF") == "$s1m6SquareV4area")
         #expect(CompiledCodeComparer.nameStem("$s1mX") == nil)
         #expect(CompiledCodeComparer.nameStem("main") == nil)
+    }
+
+    /// One ranking finds a replacement on either side: the longest shared mangled prefix, then a
+    /// specialization (what ran), then the shorter name.
+    @Test func closestFunctionOfTheSameName() {
+        let existential = "$s1m5totalySdSayAA5Shape_pGF"
+        let generic = "$s1m5totalySdSayxGAA5ShapeRzlF"
+        let specialized = generic + "AA6SquareV_Tg5"
+        let isSpecialization = { (symbol: String) in symbol.hasSuffix("Tg5") }
+        func closest(_ symbol: String, _ candidates: [String]) -> String? {
+            CompiledCodeComparer.closest(to: symbol, among: candidates, isSpecialization: isSpecialization)
+        }
+        #expect(closest(existential, [generic, specialized]) == specialized)
+        #expect(closest(existential, [specialized, generic]) == specialized)
+        #expect(closest(specialized, [existential, "$s1m5totalySiSayAA5Shape_pGF"]) == existential)
+        #expect(closest(generic, [generic + "Tf4n_n", generic + "x"]) == generic + "x")
+        #expect(closest(generic, ["$s1m5totalyS2bF", "$s1m5totalySdSbF"]) == "$s1m5totalySdSbF")
+        #expect(closest(generic, []) == nil)
     }
 
     /// Without swift-demangle, the mangling's suffixes decide.

@@ -24,6 +24,10 @@ enum CompiledVariants {
         "globalInout": global(
             body: "add(&counter, i); local &+= counter",
             extra: "@inline(never) func add(_ value: inout Int, _ amount: Int) { value &+= amount }"),
+        // `reportProgress` in every binary: never called, called, and called with its body inlined.
+        "progressUnused": progress(attribute: "@inline(never)", body: "total &+= i &* 3"),
+        "progressCalled": progress(attribute: "@inline(never)", body: "total &+= i &* 3; reportProgress(i)"),
+        "progressInlined": progress(attribute: "@inline(__always)", body: "total &+= i &* 3; reportProgress(i)"),
     ]
 
     static let total = "$s1m5totalySdSayxGAA5ShapeRzlF"
@@ -32,6 +36,8 @@ enum CompiledVariants {
     static let run = "$s1m3runySdSiF"
     static let sum = "$s1m3sumySiAA7CounterC_SitF"
     static let bump = "$s1m4bumpyS2iF"
+    static let drain = "$s1m5drainyS2iF"
+    static let reportProgress = "$s1m14reportProgressyySiF"
 
     /// Paths of the compiled variants by name, or why they could not be built.
     static let built: Result<[String: String], CompileFailure> = build()
@@ -128,6 +134,18 @@ enum CompiledVariants {
             return local
         }
         print(bump(CommandLine.arguments.count))
+        """
+    }
+
+    private static func progress(attribute: String, body: String) -> String {
+        """
+        \(attribute) public func reportProgress(_ i: Int) { if i % 1000 == 0 { print("at", i) } }
+        @inline(never) func drain(_ n: Int) -> Int {
+            var total = 0
+            for i in 0..<n { \(body) }
+            return total
+        }
+        print(drain(CommandLine.arguments.count * 100))
         """
     }
 }

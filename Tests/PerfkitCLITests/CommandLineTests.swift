@@ -83,7 +83,10 @@ import Testing
             cpuGovernor: nil)
     }
 
-    func writeReport(_ values: [Double], id: String = "S/g/c", environment: Environment? = nil, to url: URL) throws {
+    func writeReport(
+        _ values: [Double], id: String = "S/g/c", environment: Environment? = nil, profile: FunctionProfile? = nil,
+        to url: URL
+    ) throws {
         let samples = values.map { Sample(iterations: 1000, wallNanoseconds: $0 * 1000) }
         let stats = Statistics(
             count: values.count, min: values.min()!, max: values.max()!,
@@ -93,6 +96,9 @@ import Testing
             medianConfidenceInterval: ConfidenceInterval(lower: values.min()!, upper: values.max()!, level: 0.95),
             outliers: OutlierCounts())
         let parts = id.split(separator: "/").map(String.init)
+        var result = BenchmarkResult(
+            id: id, suite: parts[0], group: parts[1], name: parts[2], samples: samples, wallTime: stats)
+        result.functionProfile = profile
         let report = Report(
             createdAt: Date(),
             environment: environment
@@ -105,10 +111,7 @@ import Testing
                 minSampleNanoseconds: 1e6, allocations: false, instructions: false),
             clock: ClockInfo(source: "CLOCK_MONOTONIC", resolutionNanoseconds: 1, overheadNanoseconds: 20),
             metrics: [],
-            benchmarks: [
-                BenchmarkResult(
-                    id: id, suite: parts[0], group: parts[1], name: parts[2], samples: samples, wallTime: stats)
-            ])
+            benchmarks: [result])
         try ReportCoding.write(report, to: url)
     }
 

@@ -50,4 +50,25 @@ extension CommandLineTests {
         #expect(rows.first?.hasSuffix("Heap._bubbleDown") == true, "\(diff.stdout)")
         #expect(try pprofTopRow(diff.stdout, naming: "Heap._bubbleDown").flat == 1204, "\(diff.stdout)")
     }
+
+    /// `compare` gates on time, which finds no grown function: no pair, and stderr says why for a
+    /// regression whose two reports carry profiles; stdout stays the summary.
+    @Test func compareSaysWhyATimeRegressionHasNoPprofPair() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = FunctionProfile(
+            functions: [.init(name: "Heap._bubbleDown", exclusive: 3200, inclusive: 3200)], edges: [],
+            omittedExclusive: 0)
+        let base = directory.appendingPathComponent("base.json")
+        let slower = directory.appendingPathComponent("slower.json")
+        try writeReport(noisy(around: 100), profile: profile, to: base)
+        try writeReport(noisy(around: 120), profile: profile, to: slower)
+        let outcome = try perfkit(["compare", base.path, slower.path, "--format", "markdown"])
+        #expect(outcome.status == 2)
+        #expect(
+            outcome.stderr.contains("no pprof pair for S/g/c: it regressed in wallTime, and only an instructions"),
+            "\(outcome.stderr)")
+        #expect(!outcome.stdout.contains("pprof"), "\(outcome.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("profiles").path))
+    }
 }

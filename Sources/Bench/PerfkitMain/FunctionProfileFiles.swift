@@ -36,6 +36,36 @@ enum FunctionProfileFiles {
         return written
     }
 
+    /// For a command whose report is a file rather than a report directory (`compare`, `baseline
+    /// update`): writes the pairs of `comparison` into `profiles/` beside `reportFile`, as `run` does
+    /// beside its report.json, and returns what to print: each path, why none, or why writing failed.
+    static func write(_ comparison: Comparison, baseline: Report, current: Report, beside reportFile: URL) -> [String] {
+        var current = current
+        current.comparison = comparison
+        do {
+            let written = try write(current, baseline: baseline, into: reportFile.deletingLastPathComponent())
+            return written.map { "profile: \($0.path)" } + unwritten(comparison, baseline: baseline, current: current)
+        } catch {
+            return ["no pprof pair written: \(error)"]
+        }
+    }
+
+    /// One line for each regressed benchmark that carries a profile on both sides but gets no pair:
+    /// only an instruction count regression has a differential, so another one is said, not silent.
+    static func unwritten(_ comparison: Comparison, baseline: Report, current: Report) -> [String] {
+        let paired = Set(comparison.entries.filter { $0.functionDifferential != nil }.map(\.id))
+        let profiled = { (report: Report, id: String) in
+            report.benchmarks.contains { $0.id == id && $0.functionProfile != nil }
+        }
+        let unpaired = comparison.entries.filter {
+            $0.verdict == .regressed && !paired.contains($0.id) && profiled(baseline, $0.id) && profiled(current, $0.id)
+        }
+        return unpaired.map {
+            "no pprof pair for \($0.id): it regressed in \($0.metric.rawValue), and only an instructions "
+                + "regression gets one (the count gate: run --baseline --gate-metric instructions, or ci)"
+        }
+    }
+
     /// The profile as pprof's instructions by function, one caller deep (`FunctionProfile.callerStacks`).
     static func pprof(_ profile: FunctionProfile, comment: String) -> PprofProfile {
         PprofProfile.instructions(stacks: profile.callerStacks(), comment: comment)

@@ -69,7 +69,7 @@ package struct CompiledCodeComparer {
             let newBinary = new
             comparison.changes += CompiledCodeComparison.changes(
                 from: baseCode, to: newCode, names: &names, baseHas: { baseBinary.hasFunction($0) },
-                newHas: { newBinary.hasFunction($0) })
+                newHas: { newBinary.hasFunction($0) }, newCode: { try? newBinary.functionCode($0).get() })
         case (.failure(let failure), _), (_, .failure(let failure)):
             comparison.changes.append(.unreadable(failure.message))
         }
@@ -84,19 +84,7 @@ package struct CompiledCodeComparer {
     package mutating func compare(newFunction newSymbol: String) -> CompiledCodeComparison {
         if base.hasFunction(newSymbol) { return compare(newSymbol) }
         let readable = names.traits(of: newSymbol).readableName
-        // Of the base's functions of that name, the closest; on a tie a specialization, which is what
-        // the base ran (its generic original is kept for other modules, and rarely runs).
-        let candidates = Self.nameStem(newSymbol).map { base.functionNames(withPrefix: $0) } ?? []
-        let ranked = candidates.map { candidate in
-            (candidate, Self.commonPrefixLength(candidate, newSymbol), names.traits(of: candidate).isSpecialization)
-        }
-        guard
-            let old = ranked.max(by: { a, b in
-                if a.1 != b.1 { return a.1 < b.1 }
-                if a.2 != b.2 { return !a.2 }
-                return a.0.count > b.0.count
-            })?.0
-        else {
+        guard let old = closestByName(to: newSymbol, in: base) else {
             return CompiledCodeComparison(
                 function: .init(symbol: newSymbol, name: readable), changes: [.newInThisBuild])
         }
@@ -108,22 +96,39 @@ package struct CompiledCodeComparer {
     }
 
     /// The new binary's function that replaced `symbol`: the generic a specialization was made
-    /// from, else the function whose mangled name shares the longest prefix with it among those of
-    /// the same name (module, types and identifier).
+    /// from, else the closest function of the same name (`closestByName`).
     private mutating func replacement(of symbol: String) -> (String, CompiledCodeComparison.Change)? {
         let traits = names.traits(of: symbol)
         if traits.isSpecialization, let origin = traits.origin, new.hasFunction(origin) {
             let name = names.traits(of: origin).readableName
             return (origin, .specializationReplacedByGeneric(.init(symbol: origin, name: name)))
         }
-        guard let stem = Self.nameStem(symbol) else { return nil }
-        let candidates = new.functionNames(withPrefix: stem).filter { $0 != symbol }
-        let best = candidates.max { a, b in
-            let (lengthA, lengthB) = (Self.commonPrefixLength(a, symbol), Self.commonPrefixLength(b, symbol))
-            return lengthA != lengthB ? lengthA < lengthB : a.count > b.count
-        }
-        guard let best else { return nil }
+        guard let best = closestByName(to: symbol, in: new) else { return nil }
         return (best, .replaced(by: .init(symbol: best, name: names.traits(of: best).readableName)))
+    }
+
+    /// Of `binary`'s other functions of `symbol`'s name (module, contexts and identifier), the one
+    /// whose mangled name shares the longest prefix with it; on a tie a specialization (what ran: a
+    /// generic original is kept for other modules), then the shorter name. One ranking for both sides.
+    private mutating func closestByName(to symbol: String, in binary: ExecutableDisassembler) -> String? {
+        guard let stem = Self.nameStem(symbol) else { return nil }
+        let candidates = binary.functionNames(withPrefix: stem).filter { $0 != symbol }
+        let traits = names.traits(of: candidates)
+        return Self.closest(to: symbol, among: candidates) { traits[$0]?.isSpecialization == true }
+    }
+
+    /// The ranking of `closestByName`, over `candidates` (`isSpecialization` judging each).
+    static func closest(to symbol: String, among candidates: [String], isSpecialization: (String) -> Bool)
+        -> String?
+    {
+        let ranked = candidates.map {
+            (name: $0, shared: commonPrefixLength($0, symbol), specialized: isSpecialization($0))
+        }
+        return ranked.max { a, b in
+            if a.shared != b.shared { return a.shared < b.shared }
+            if a.specialized != b.specialized { return !a.specialized }
+            return a.name.count > b.name.count
+        }?.name
     }
 
     /// The leading length-prefixed identifiers of a Swift symbol, "$s2t15totalySd…" → "$s2t15total":

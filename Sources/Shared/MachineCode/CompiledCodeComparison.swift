@@ -31,8 +31,12 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         case callsUnspecializedGeneric(Function)
         case witnessTableCalls(base: Int, new: Int)
         case vtableCalls(base: Int, new: Int)
-        /// Now calls a function of the new binary it did not call before (its body was inlined).
+        /// Now calls a function of the new binary it did not call before, whose code the base
+        /// function held (see `wasInlined`): a lost inlining.
         case noLongerInlined(Function)
+        /// Now calls, `count` times, a function both binaries have that the base function did not
+        /// call and shows no sign of having inlined: a new call, not a lost inlining.
+        case newCall(Function, count: Int)
         /// Now calls a function that only the new binary has (added code, not a lost inlining).
         case callsNewFunction(Function)
         /// No longer calls a function it called before (now inlined, or no longer needed).
@@ -85,6 +89,8 @@ package struct CompiledCodeComparison: Sendable, Equatable {
             return "no longer inlines \(callee.name): calls it now"
         case .callsNewFunction(let callee):
             return "now calls \(callee.name), which the base binary does not have"
+        case .newCall(let callee, let count):
+            return "now calls \(callee.name) \(count)× (was 0)"
         case .newlyInlined(let callee):
             return "no longer calls \(callee.name) (inlined now, or not needed)"
         case .runtimeCalls(let call, let base, let new, let inLoops):
@@ -114,10 +120,11 @@ package struct CompiledCodeComparison: Sendable, Equatable {
 
     /// The changes from `base` to `new` (the same function, or the one that replaced it). Callees
     /// are judged with `names`; `newHas`/`baseHas` say whether a binary has a function of that
-    /// symbol (a callee called now but absent from the new binary is a library's, not inlined).
+    /// symbol (a callee called now but absent from the new binary is a library's, not inlined);
+    /// `newCode` reads a callee's code in the new binary, the evidence of a lost inlining.
     package static func changes(
         from base: FunctionCode, to new: FunctionCode, names: inout SwiftSymbolNames,
-        baseHas: (String) -> Bool, newHas: (String) -> Bool
+        baseHas: (String) -> Bool, newHas: (String) -> Bool, newCode: (String) -> FunctionCode?
     ) -> [Change] {
         var changes: [Change] = []
         let baseCallees = Set(base.directCallees.keys).subtracting([base.symbol, new.symbol])
@@ -144,7 +151,13 @@ package struct CompiledCodeComparison: Sendable, Equatable {
         }
         for callee in added where traits[callee]?.isUnspecializedGeneric != true && newHas(callee) {
             if isRespecialization(callee, of: baseCallees, traits: traits) { continue }
-            changes.append(baseHas(callee) ? .noLongerInlined(function(callee)) : .callsNewFunction(function(callee)))
+            if !baseHas(callee) {
+                changes.append(.callsNewFunction(function(callee)))
+            } else if wasInlined(callee, from: base, to: new, calleeCode: newCode) {
+                changes.append(.noLongerInlined(function(callee)))
+            } else {
+                changes.append(.newCall(function(callee), count: new.directCallees[callee] ?? 0))
+            }
         }
         for callee in removed where baseHas(callee) {
             // A specialization the new code replaced by its generic is said by the line above.
@@ -163,6 +176,21 @@ package struct CompiledCodeComparison: Sendable, Equatable {
                     : .instructionsDiffer(count: differing))
         }
         return changes
+    }
+
+    /// Whether `base` held the code of `callee`, which `new` calls and `base` did not: `base` is
+    /// larger, and either calls `callee`'s own callees more often than `new` does (they came with
+    /// its inlined body) or, when `callee` calls nothing of its own, shrank by half its size or more.
+    /// Without that evidence a new call is only a new call (a function the base never used).
+    static func wasInlined(
+        _ callee: String, from base: FunctionCode, to new: FunctionCode, calleeCode: (String) -> FunctionCode?
+    ) -> Bool {
+        guard base.size > new.size, let code = calleeCode(callee) else { return false }
+        let own = code.directCallees.keys.filter { !isHelper($0) && ![callee, base.symbol, new.symbol].contains($0) }
+        guard own.isEmpty else {
+            return own.contains { (base.directCallees[$0] ?? 0) > (new.directCallees[$0] ?? 0) }
+        }
+        return code.size > 0 && 2 * (base.size - new.size) >= code.size
     }
 
     /// Runtime entry points (counted apart) and the compiler's helpers — outlined copies and

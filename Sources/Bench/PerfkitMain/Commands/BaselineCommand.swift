@@ -19,7 +19,8 @@ struct BaselineCommand: ParsableCommand {
                 Runs `run --instructions --allocations --quick` (the configuration to gate CI with) in a \
                 separate process and writes its report atomically. Only machine-stable metrics \
                 are gated on it. Refuses to run in CI (environment variable CI set): a baseline is \
-                refreshed deliberately and committed, never silently.
+                refreshed deliberately and committed, never silently. Compared with the baseline it \
+                replaces, an instruction count regression gets its pprof pair in profiles/ beside it.
                 """
         )
 
@@ -101,11 +102,19 @@ struct BaselineCommand: ParsableCommand {
                 }
             }
             if let previous {
-                let gate = RegressionGate(basis: .counts(BaselineGate.stableMetrics, remedies: .commandLine))
-                let changes = gate.decide(baseline: previous, current: report).comparison
-                print(ComparisonText.render(changes), terminator: "")
-                for line in changes.skipped ?? [] { print("not compared: \(line)") }
+                print(Self.changes(from: previous, to: report, output: URL(fileURLWithPath: output)), terminator: "")
             }
+        }
+
+        /// What changed from the `previous` baseline to `report` (written to `output`): the count
+        /// gate's comparison, and the pprof pair of each regression, written beside `output`.
+        static func changes(from previous: Report, to report: Report, output: URL) -> String {
+            let gate = RegressionGate(basis: .counts(BaselineGate.stableMetrics, remedies: .commandLine))
+            let changes = gate.decide(baseline: previous, current: report).comparison
+            let lines =
+                (changes.skipped ?? []).map { "not compared: \($0)" }
+                + FunctionProfileFiles.write(changes, baseline: previous, current: report, beside: output)
+            return ComparisonText.render(changes) + lines.map { $0 + "\n" }.joined()
         }
     }
 }

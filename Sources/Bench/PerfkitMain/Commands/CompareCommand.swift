@@ -17,6 +17,9 @@ struct CompareCommand: ParsableCommand {
             Times taken under different conditions (one under valgrind, a debug against a release \
             build, another processor) are not compared: compare exact counts with `run --baseline … \
             --gate-metric instructions,allocations` instead. \
+            A pprof pair (profiles/ beside the new report, as `run` writes it) comes only with an \
+            instruction count regression, which this time gate does not make: a regression whose two \
+            reports carry function profiles says so on stderr. \
             Exit codes: 0 no regression, 2 regression, 3 no regression but a time \
             not judged because one side's machine was busy, 1 usage or input error.
             """
@@ -51,6 +54,11 @@ struct CompareCommand: ParsableCommand {
         if let output {
             try writeOutput(Data(summary.utf8), to: URL(fileURLWithPath: output))
         }
+        // The pairs where the gate found where a count grew, else why none; on stderr, as stdout is
+        // the summary, which may be posted as it is.
+        let profiles = FunctionProfileFiles.write(
+            decision.comparison, baseline: baseline, current: current, beside: URL(fileURLWithPath: new))
+        for line in profiles { printError(line + "\n") }
         try decision.status.exit()
     }
 }
