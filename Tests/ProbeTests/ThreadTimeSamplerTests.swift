@@ -16,6 +16,7 @@ import Testing
         }
         #expect(sink != 42)
         #expect(sampler.samples >= 100)
+        #expect(sampler.expirations >= sampler.samples)
         let stacks = sampler.stacks()
         let inLoop = stacks.filter { $0.frames.contains { $0.name.contains("threadTimeSamplerTestLoop") } }
         let share = Double(inLoop.reduce(0) { $0 + $1.samples }) / Double(sampler.samples)

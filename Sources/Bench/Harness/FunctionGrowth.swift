@@ -1,4 +1,5 @@
 import PerfReport
+import PerfStatistics
 
 /// Which functions grew most between the base's and the new build's ``FunctionProfile`` of one
 /// benchmark: the "where" of a count regression.
@@ -32,13 +33,24 @@ package enum FunctionGrowth {
             grown: Array(grown.prefix(listed)), baseTotal: baseTotal, currentTotal: total(current))
     }
 
-    /// The z of a two-sided 95% interval, for sampled shares.
-    static let z95 = 1.959964
+    /// The z of two-sided intervals that hold together at 95% for `count` functions (Bonferroni):
+    /// each function compared is one more chance to list one by chance.
+    static func z95(comparing count: Int) -> Double {
+        let tail = 0.025 / Double(max(count, 1))
+        var low = 0.0
+        var high = 40.0
+        for _ in 0..<60 {
+            let middle = (low + high) / 2
+            if MannWhitneyU.normalSurvival(middle) > tail { low = middle } else { high = middle }
+        }
+        return (low + high) / 2
+    }
 
-    /// The functions whose share of the sampled CPU time grew beyond its 95% interval (two
-    /// proportions, from each side's sample count) and whose time per operation grew by at least
-    /// ``minimumShare`` of the base's total, largest first; nil unless both profiles are sampled. A
-    /// machine that slows every function alike moves no share, so it is given no culprit.
+    /// The functions whose share of the sampled CPU time grew beyond its interval (two proportions,
+    /// from each side's sample count; 95% for all the functions compared together) and whose time
+    /// per operation grew by at least ``minimumShare`` of the base's total, largest first; nil
+    /// unless both profiles are sampled. A machine that slows every function alike moves no share,
+    /// so it is given no culprit.
     package static func timeDifferential(base: FunctionProfile, current: FunctionProfile) -> FunctionDifferential? {
         guard let baseSamples = base.samples, let currentSamples = current.samples, baseSamples > 0,
             currentSamples > 0
@@ -51,6 +63,7 @@ package enum FunctionGrowth {
         // A function the base left out had at most its smallest kept function's time: counted at
         // that, so a function that merely crossed the kept line is not taken for one that grew.
         let leftOut = min(base.omittedExclusive, base.functions.map(\.exclusive).min() ?? base.omittedExclusive)
+        let z = z95(comparing: current.functions.count)
         var grown: [FunctionDifferential.Change] = []
         for function in current.functions {
             let old = baseByName[function.name]
@@ -59,7 +72,7 @@ package enum FunctionGrowth {
             let currentShare = function.exclusive / currentTotal
             let baseVariance = baseShare * (1 - baseShare) / Double(baseSamples)
             let currentVariance = currentShare * (1 - currentShare) / Double(currentSamples)
-            guard currentShare - baseShare > z95 * (baseVariance + currentVariance).squareRoot() else { continue }
+            guard currentShare - baseShare > z * (baseVariance + currentVariance).squareRoot() else { continue }
             var change = FunctionDifferential.Change(
                 name: function.name, symbol: function.symbol ?? old?.symbol, baseExclusive: old?.exclusive,
                 currentExclusive: function.exclusive, baseInclusive: old?.inclusive,
@@ -67,7 +80,7 @@ package enum FunctionGrowth {
             guard function.exclusive - baseExclusive >= floor else { continue }
             // The growth in ns per operation, each side's share uncertain by its samples.
             let spread =
-                z95
+                z
                 * (currentTotal * currentTotal * currentVariance + baseTotal * baseTotal * baseVariance).squareRoot()
             change.growthLow = CallgrindCallGraph.rounded(change.exclusiveGrowth - spread)
             change.growthHigh = CallgrindCallGraph.rounded(change.exclusiveGrowth + spread)

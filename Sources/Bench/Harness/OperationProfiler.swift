@@ -30,7 +30,8 @@ package struct OperationProfilerError: Error, Sendable, Equatable, CustomStringC
 }
 
 /// How long the profiling pass runs: at least ``minimumSeconds`` and ``minimumSamples`` timer
-/// samples (1 ms of CPU each), and never past ``maximumSeconds`` (an operation that mostly waits).
+/// samples (a sample per 1 ms of CPU, or per kernel tick where that is longer: 4 ms at 250 Hz), and
+/// never past ``maximumSeconds`` (an operation that mostly waits, a coarse tick).
 package enum ProfilingPass {
     package static let minimumSeconds = 0.5
     package static let minimumSamples = 300

@@ -4,8 +4,8 @@ import PerfReport
 import Probe
 
 /// `run --profile`'s time profiles: Probe's CPU-clock sampler on the benchmark's thread (1 ms of
-/// CPU per sample) for ``ProfilingPass``'s length, its stacks made a per-operation profile the
-/// way callgrind's are (``CallgrindCallGraph``), in ns.
+/// CPU per expiration) for ``ProfilingPass``'s length, its stacks made a per-operation profile the
+/// way callgrind's are (``CallgrindCallGraph``), in ns, with the samples (draws) behind it.
 struct SampledOperationProfiler: OperationProfiler {
     func profile(_ chunk: () -> Int) -> Result<FunctionProfile, OperationProfilerError> {
         let sampler: ThreadTimeSampler
@@ -34,7 +34,7 @@ struct SampledOperationProfiler: OperationProfiler {
         let interval = Double(sampler.interval)
         let graph = CallgrindCallGraph(
             sampledStacks: stacks.map { stack in
-                (stack.frames.map { $0.symbol ?? $0.name }, Double(stack.samples) * interval)
+                (stack.frames.map { $0.symbol ?? $0.name }, Double(stack.expirations) * interval)
             })
         var profile = graph.profile(iterations: operations)
         profile.samples = samples

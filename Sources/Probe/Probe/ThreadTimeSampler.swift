@@ -12,11 +12,14 @@ package final class ThreadTimeSampler {
         package var symbol: String?
     }
 
-    /// A distinct stack inside the caller's work (innermost first) and the timer expirations that
-    /// landed on it: each stands for ``interval`` nanoseconds of the thread's CPU time.
+    /// A distinct stack inside the caller's work (innermost first), the samples taken of it and
+    /// the timer expirations they stand for: each expiration is ``interval`` ns of the thread's CPU
+    /// time. The kernel checks CPU timers at its tick (250 Hz: 4 ms), so one sample is often several
+    /// expirations; samples are the independent draws an interval is computed from.
     package struct Stack: Sendable {
         package var frames: [Frame]
         package var samples: Int
+        package var expirations: Int
     }
 
     package let interval: UInt64
@@ -24,7 +27,7 @@ package final class ThreadTimeSampler {
     private let set: Int32
     private let tid = cprobe_gettid()
     private let drained = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: CPUTimers.drainBatch)
-    private var counts: [[UInt]: Int] = [:]
+    private var counts: [[UInt]: (samples: Int, expirations: Int)] = [:]
     /// The stack outside the work (outermost frames), from a sample the thread took of itself.
     private var outside: [UInt] = []
 
@@ -82,8 +85,9 @@ package final class ThreadTimeSampler {
             if !more { break }
         }
     }
-    /// Samples taken so far, and those lost to a full ring.
-    package var samples: Int { counts.values.reduce(0, +) }
+    /// Samples taken so far, the expirations they stand for, and those lost to a full ring.
+    package var samples: Int { counts.values.reduce(0) { $0 + $1.samples } }
+    package var expirations: Int { counts.values.reduce(0) { $0 + $1.expirations } }
     package var dropped: Int {
         var samples: UInt64 = 0
         var expirations: UInt64 = 0
@@ -94,7 +98,7 @@ package final class ThreadTimeSampler {
     /// The distinct stacks of the work, symbolicated, most sampled first.
     package func stacks(symbolicator: Symbolicator = .shared) -> [Stack] {
         var frames: [UInt: Frame] = [:]
-        return counts.sorted { $0.value > $1.value }.map { pcs, count in
+        return counts.sorted { $0.value.expirations > $1.value.expirations }.map { pcs, count in
             let missing = pcs.enumerated().filter { frames[$0.element] == nil }
             if !missing.isEmpty {
                 // Symbolicated in place: a return address is looked up inside its call instruction.
@@ -105,13 +109,15 @@ package final class ThreadTimeSampler {
                     frames[pcs[index]] = Frame(name: name, symbol: linkName == name ? nil : linkName)
                 }
             }
-            return Stack(frames: pcs.map { frames[$0]! }, samples: count)
+            return Stack(frames: pcs.map { frames[$0]! }, samples: count.samples, expirations: count.expirations)
         }
     }
 
     private func record(_ stack: [UInt], _ expirations: Int) {
         let work = inside(stack)
-        if !work.isEmpty { counts[work, default: 0] += expirations }
+        guard !work.isEmpty else { return }
+        counts[work, default: (0, 0)].samples += 1
+        counts[work, default: (0, 0)].expirations += expirations
     }
 
     /// `stack` without the frames it shares with ``outside`` and the frame that called the work

@@ -268,7 +268,7 @@ extension ComparisonWording {
                 )
             }
             return (
-                "grew most by share of the sampled CPU time (ns per operation, new − base, 95% interval; "
+                "grew most by share of the sampled CPU time (ns per operation, new − base, intervals 95% for the list; "
                     + "\(differential.baseSamples ?? 0) and \(differential.currentSamples ?? 0) samples):",
                 differential.grown.map { functionChange($0, name: name) }
             )

@@ -98,8 +98,8 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
         public var currentExclusive: Double?
         public var baseInclusive: Double?
         public var currentInclusive: Double?
-        /// A sampled differential's 95% interval of the exclusive growth per operation (from the
-        /// two sides' sample counts); nil for exact instruction counts.
+        /// A sampled differential's interval of the exclusive growth per operation (95% for the list,
+        /// from the two sides' sample counts); nil for exact instruction counts.
         public var growthLow: Double?
         public var growthHigh: Double?
 
