@@ -41,7 +41,7 @@ import Testing
         let high = try #require(change.growthHigh)
         #expect(low > 0 && low < 300 && high > 300)
         let line = ComparisonWording.functionChange(change)
-        #expect(line.hasPrefix("drainChecksumStep +300 ns/op sampled ["), "\(line)")
+        #expect(line.hasPrefix("drainChecksumStep +300 ns/op sampled [+218, +382] (exclusive"), "\(line)")
     }
 
     @Test func aShareWithinItsIntervalIsNotListed() throws {

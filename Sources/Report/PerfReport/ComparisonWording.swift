@@ -300,9 +300,9 @@ extension ComparisonWording {
         return "compiled code not compared: \(reason)"
     }
 
-    /// Why a wall-time regression against a stored baseline carries no sampled time differential.
+    /// Why a time regression against a stored baseline carries no sampled time differential.
     public static let noTimeProfiles =
-        "wall-time regressions not profiled: the baseline has no time profiles; give its executable with "
+        "time regressions not profiled: the baseline has no time profiles; give its executable with "
         + "--baseline-binary, or record the baseline with `run --profile`"
 
     /// Nothing grew on its own and the largest functions' machine code is the same in both builds.

@@ -224,11 +224,13 @@ struct CICommand: ParsableCommand {
                 }
             }
             current.comparison = CompiledCodeExplanation.attach(
-                to: comparison, current: new, baseBinary: self.baseline.path, newBinary: self.current.path)
+                to: comparison, current: new, baseBinary: self.baseline.path, newBinary: self.current.path,
+                kinds: [.instructions])
         }
 
         /// Profiles `regressed` on both sides by sampled time (one `run --profile` of them on each)
-        /// and puts on `current`'s comparison the functions whose share of the time grew.
+        /// and puts on `current`'s comparison the functions whose share of the time grew, with what
+        /// changed in their machine code.
         func explainTime(_ regressed: [String], baseline: inout Report, current: inout Report, work: URL) throws {
             printError("ci: profiling \(regressed.count) regression(s) by sampled time on both sides\n")
             let base = try TimeProfiles.take(
@@ -236,6 +238,11 @@ struct CICommand: ParsableCommand {
             let new = try TimeProfiles.take(
                 regressed, executable: self.current, directory: work.appendingPathComponent("time-current"))
             TimeProfiles.attach(regressed, base: base, new: new, baseline: &baseline, current: &current)
+            current.comparison = current.comparison.map {
+                CompiledCodeExplanation.attach(
+                    to: $0, current: current, baseBinary: self.baseline.path, newBinary: self.current.path,
+                    kinds: [.sampledTime])
+            }
         }
 
         func interleaved(

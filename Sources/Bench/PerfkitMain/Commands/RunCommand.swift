@@ -200,12 +200,12 @@ struct RunCommand: ParsableCommand {
         try RegressionGate.Status(report.comparison).exit()
     }
 
-    /// Puts a sampled time differential on each wall-time regression: both binaries profiled now
-    /// with `--baseline-binary`, else the baseline's stored time profiles against this build's.
-    /// Returns the baseline with the profiles it was compared by.
+    /// Puts a sampled time differential on each time regression (wall, or CPU where the gate judged
+    /// by it): both binaries profiled now with `--baseline-binary`, else the baseline's stored time
+    /// profiles against this build's. Returns the baseline with the profiles it was compared by.
     private func explainTime(base: Report, report: inout Report) -> Report {
         let regressed = (report.comparison?.entries ?? []).filter {
-            $0.verdict == .regressed && $0.metric == .wallTime
+            $0.verdict == .regressed && ($0.metric == .wallTime || $0.metric == .cpuTime)
         }.map(\.id)
         guard !regressed.isEmpty, !InterruptFlag.isSet else { return base }
         let stored = regressed.filter { id in base.benchmarks.contains { $0.id == id && $0.timeProfile != nil } }
