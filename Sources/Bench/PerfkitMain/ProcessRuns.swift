@@ -17,8 +17,10 @@ struct ProcessRuns {
 
     /// What each child runs: this process's arguments, then where its report goes. Only the first
     /// takes `--profile`'s time profiles: the merged report keeps the first process's.
-    func childArguments(reportDirectory: URL, index: Int = 0) -> [String] {
-        Array(CommandLine.arguments.dropFirst()).filter { index == 0 || $0 != "--profile" }
+    func childArguments(
+        reportDirectory: URL, index: Int = 0, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> [String] {
+        arguments.filter { index == 0 || $0 != "--profile" }
             + ["--child-report-directory", reportDirectory.path] + (filter.map { ["--filter", $0] } ?? [])
     }
 
