@@ -72,7 +72,7 @@ struct CICommand: ParsableCommand {
             discussion: """
                 Each regressed benchmark is run once more on each side under callgrind (needs valgrind): \
                 the functions whose instructions grew most, and what changed in their machine code; and \
-                once more with its CPU time sampled (about 0.5 s a side): the functions whose share grew.
+                once more with its CPU time sampled (0.5-2 s a side): the functions whose share grew.
                 """))
     var explain = true
 
