@@ -167,7 +167,7 @@ public final class BenchmarkRunner {
     }
 
     /// Runs a fresh instance of the case under `profiler`, in chunks of `iterations` (a sample's),
-    /// after its measurement; nil, with why, when no profile could be taken.
+    /// after its measurement, one chunk first to warm it; the profile, or why none was taken.
     func profile(
         _ benchmark: Benchmark, parameter: Int?, iterations: Int, profiler: any OperationProfiler
     ) throws -> Result<FunctionProfile, OperationProfilerError> {

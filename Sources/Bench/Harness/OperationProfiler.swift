@@ -5,8 +5,8 @@ import PerfReport
 /// one backed by Probe's sampler with `--profile`; Harness itself links no sampler.
 package protocol OperationProfiler: Sendable {
     /// Calls `chunk` (which runs operations and returns how many) on the calling thread until the
-    /// profile has enough samples; the CPU time per operation by function, or nil when no sample
-    /// could be taken (and why, for a note).
+    /// profile has enough samples (``ProfilingPass``); the CPU time per operation by function, or
+    /// why none could be taken (for the result's warning).
     func profile(_ chunk: () -> Int) -> Result<FunctionProfile, OperationProfilerError>
 }
 

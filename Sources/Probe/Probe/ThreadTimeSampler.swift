@@ -14,7 +14,7 @@ package final class ThreadTimeSampler {
 
     /// A distinct stack inside the caller's work (innermost first), the samples taken of it and
     /// the timer expirations they stand for: each expiration is ``interval`` ns of the thread's CPU
-    /// time. The kernel checks CPU timers at its tick (250 Hz: 4 ms), so one sample is often several
+    /// time. The kernel checks CPU timers at its tick (every 4 ms at 250 Hz), so a sample is often several
     /// expirations; samples are the independent draws an interval is computed from.
     package struct Stack: Sendable {
         package var frames: [Frame]
@@ -85,15 +85,10 @@ package final class ThreadTimeSampler {
             if !more { break }
         }
     }
-    /// Samples taken so far, the expirations they stand for, and those lost to a full ring.
+
+    /// Samples of the work taken so far, and the timer expirations they stand for.
     package var samples: Int { counts.values.reduce(0) { $0 + $1.samples } }
     package var expirations: Int { counts.values.reduce(0) { $0 + $1.expirations } }
-    package var dropped: Int {
-        var samples: UInt64 = 0
-        var expirations: UInt64 = 0
-        cprobe_timer_dropped(set, &samples, &expirations)
-        return Int(expirations)
-    }
 
     /// The distinct stacks of the work, symbolicated, most sampled first.
     package func stacks(symbolicator: Symbolicator = .shared) -> [Stack] {
