@@ -100,12 +100,20 @@ package final class ThreadTimeSampler {
                 let resolved = symbolicator.symbolicateWithLinkNames(stack: pcs)
                 for (index, _) in missing {
                     let (frame, linkName) = resolved[index]
-                    let name = frame.functionName
-                    frames[pcs[index]] = Frame(name: name, symbol: linkName == name ? nil : linkName)
+                    frames[pcs[index]] = Frame(
+                        name: Self.name(of: frame), symbol: linkName == frame.symbol ? nil : linkName)
                 }
             }
             return Stack(frames: pcs.map { frames[$0]! }, samples: count.samples, expirations: count.expirations)
         }
+    }
+
+    /// A frame's function; without a symbol, its module's file name (`libc.so.6 (no symbol)`), so
+    /// that the addresses of one unnamed function are one entry, not one each.
+    static func name(of frame: StackFrame) -> String {
+        if let symbol = frame.symbol, !symbol.isEmpty { return symbol }
+        guard let module = frame.module, !module.isEmpty else { return frame.functionName }
+        return (module.split(separator: "/").last.map(String.init) ?? module) + " (no symbol)"
     }
 
     private func record(_ stack: [UInt], _ expirations: Int) {
