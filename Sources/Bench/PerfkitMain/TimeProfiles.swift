@@ -6,7 +6,7 @@ import PerfReport
 /// executable, and the differential of the two (``FunctionGrowth/timeDifferential(base:current:)``).
 enum TimeProfiles {
     /// `executable`'s report of `ids`, each with a ``BenchmarkResult/timeProfile``: a quick run (two
-    /// samples, for the chunk size) and one profiling pass per benchmark (about 0.5 s).
+    /// samples, for the chunk size) and one profiling pass per benchmark (0.5-2 s, ``ProfilingPass``).
     static func take(_ ids: [String], executable: URL, directory: URL) throws -> Report {
         let status = try PerfkitProcess.run(
             [

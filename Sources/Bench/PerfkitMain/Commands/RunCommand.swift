@@ -76,9 +76,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(
         help: """
-            Take a time profile of every benchmark: after its measurement, a pass of about 0.5 s with its \
-            thread's CPU time sampled every 1 ms (Probe's sampler), into the report (not with \
-            --instructions, whose callgrind profile counts instructions by function already).
+            Take a time profile of every benchmark: after its measurement, a pass of 0.5-2 s (until 300 \
+            samples) with its thread's CPU time sampled every 1 ms (Probe's sampler), into the report \
+            (not with --instructions, whose callgrind profile counts instructions by function already).
             """)
     var profile = false
 
