@@ -305,6 +305,11 @@ extension ComparisonWording {
         "time regressions not profiled: the baseline has no time profiles; give its executable with "
         + "--baseline-binary, or record the baseline with `run --profile`"
 
+    /// Why the gate's time regressions carry no sampled time differential: taking the profiles failed.
+    public static func timeProfilesFailed(_ reason: String) -> String {
+        "regressions not profiled by sampled time: \(reason)"
+    }
+
     /// Nothing grew on its own and the largest functions' machine code is the same in both builds.
     public static func noCodeChange(in functions: [String]) -> String {
         "no code change found in \(functions.joined(separator: ", ")): layout, data or the machine"

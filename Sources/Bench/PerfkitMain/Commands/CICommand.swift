@@ -160,7 +160,7 @@ struct CICommand: ParsableCommand {
                         format: "%d regression(s) profiled on both sides by sampled time in %.0f s", regressed.count,
                         Date().timeIntervalSince(sampling)))
             } catch {
-                notes.append("regressions not profiled by sampled time: \(error)")
+                notes.append(ComparisonWording.timeProfilesFailed("\(error)"))
             }
         }
         notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))

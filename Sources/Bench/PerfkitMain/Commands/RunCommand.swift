@@ -237,7 +237,7 @@ struct RunCommand: ParsableCommand {
             TimeProfiles.attach(ids, base: old, new: new, baseline: &baseline, current: &report)
         } catch {
             let notes = report.comparison.flatMap(\.notes) ?? []
-            report.comparison?.notes = notes + ["regressions not profiled by sampled time: \(error)"]
+            report.comparison?.notes = notes + [ComparisonWording.timeProfilesFailed("\(error)")]
         }
         return baseline
     }
