@@ -4,7 +4,7 @@ import PackageDescription
 // Why each dependency is here (keep this list short; see README "Dependencies"):
 // - swift-argument-parser: the `perfkit` command line.
 // - swift-log / swift-metrics: Probe reports stalls into the logging and metrics
-//   backends a service already runs.
+//   backends a service already runs; PerfkitMain builds Probe for the gate's time profiles.
 // - malloc-interposer: real allocation counts (LD_PRELOAD'ed into `perfkit run --allocations`).
 // - swift-nio (NIOCore only) and swift-service-lifecycle: ProbeNIO watches an event-loop group and
 //   ProbeServiceLifecycle runs watchdogs as a Service; each in a product of its own, so that Probe,
@@ -144,7 +144,7 @@ let package = Package(
             name: "PerfkitMain",
             dependencies: [
                 "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History", "PerfMachineCode",
-                "Pprof", "Gzip",
+                "Pprof", "Gzip", "Probe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"

@@ -239,7 +239,10 @@ enum SyntheticReports {
             if !isCurrent, spec.name == d("protocol witness") { factor = 1 / 1.3 }
             if !isCurrent, spec.name == d("Set<Int>") { factor = 1.25 }
             results.append(result(spec, factor: factor, seed: UInt64(index + 1) &* (isCurrent ? 7 : 13)))
-            if spec.name == d("protocol witness") { results[results.count - 1].functionProfile = profile(d, isCurrent) }
+            if spec.name == d("protocol witness") {
+                results[results.count - 1].functionProfile = profile(d, isCurrent)
+                results[results.count - 1].timeProfile = timeProfile(d, isCurrent)
+            }
         }
         let created = Date(timeIntervalSince1970: isCurrent ? 1_767_225_600 : 1_767_139_200)
         let metrics = [
@@ -281,6 +284,9 @@ enum SyntheticReports {
             entry.ratioConfidenceInterval = ConfidenceInterval(lower: ratio * 0.97, upper: ratio * 1.03, level: 0.95)
             if verdict == .regressed, let base = before.functionProfile, let new = result.functionProfile {
                 entry.functionDifferential = differential(d, base: base, new: new)
+            }
+            if verdict == .regressed, before.timeProfile != nil, result.timeProfile != nil {
+                entry.timeDifferential = timeDifferential(d)
             }
             let unchanged = verdict == .withinNoise || verdict == .noChange
             (entry.pValue, entry.adjustedPValue) = unchanged ? (0.4, 0.9) : (0.0001, 0.0008)
@@ -326,6 +332,29 @@ enum SyntheticReports {
         let retain = FunctionDifferential.Change(
             name: d("swift_retain"), baseExclusive: nil, currentExclusive: 20, baseInclusive: nil, currentInclusive: 20)
         return FunctionDifferential(grown: [grown, retain], baseTotal: 155, currentTotal: 205)
+    }
+
+    /// The same profile as sampled CPU time (ns per operation, 400 samples a side).
+    static func timeProfile(_ d: (String) -> String, _ isCurrent: Bool) -> FunctionProfile {
+        var sampled = profile(d, isCurrent)
+        for index in sampled.functions.indices {
+            sampled.functions[index].exclusive *= 0.4
+            sampled.functions[index].inclusive *= 0.4
+        }
+        for index in sampled.edges.indices { sampled.edges[index].inclusive *= 0.4 }
+        sampled.omittedExclusive *= 0.4
+        sampled.samples = 400
+        return sampled
+    }
+
+    static func timeDifferential(_ d: (String) -> String) -> FunctionDifferential {
+        var grown = FunctionDifferential.Change(
+            name: d("Witness.call()"), symbol: "$s4Main7WitnessV4callyyF", baseExclusive: 40, currentExclusive: 52,
+            baseInclusive: 40, currentInclusive: 60)
+        (grown.growthLow, grown.growthHigh) = (6.5, 17.5)
+        var differential = FunctionDifferential(grown: [grown], baseTotal: 62, currentTotal: 82)
+        (differential.baseSamples, differential.currentSamples) = (400, 400)
+        return differential
     }
 
     static func frame(_ d: (String) -> String, _ symbol: String, _ address: UInt64) -> StackFrame {

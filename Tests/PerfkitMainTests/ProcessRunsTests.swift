@@ -17,6 +17,18 @@ import Testing
                 == own + ["--child-report-directory", directory.path, "--filter", "^(S/g/a)$"])
     }
 
+    @Test func onlyTheFirstChildTakesTimeProfiles() {
+        let directory = URL(fileURLWithPath: "/tmp/perfkit-processes/process-1")
+        let arguments = ["run", "--profile", "--processes", "3"]
+        let runs = ProcessRuns(count: 3)
+        #expect(
+            runs.childArguments(reportDirectory: directory, index: 0, arguments: arguments)
+                == arguments + ["--child-report-directory", directory.path])
+        #expect(
+            runs.childArguments(reportDirectory: directory, index: 1, arguments: arguments)
+                == ["run", "--processes", "3", "--child-report-directory", directory.path])
+    }
+
     @Test func theChildOptionParsesAndALaterFilterWins() throws {
         let command = try RunCommand.parse([
             "--filter", "user", "--processes", "3", "--child-report-directory", "/tmp/x", "--filter", "^(S/g/a)$",

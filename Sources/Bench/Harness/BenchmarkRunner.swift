@@ -13,6 +13,10 @@ public struct Measurement: Sendable {
     public var instructionsSource: String? = nil
     /// Instructions by function per operation, when callgrind counted them.
     public var functionProfile: FunctionProfile? = nil
+    /// CPU time per operation by function, sampled in a pass after the measurement.
+    public var timeProfile: FunctionProfile? = nil
+    /// Why a time profile was asked for and not taken.
+    var timeProfileUnavailable: String? = nil
 
     public var id: String { benchmark.id(parameter: parameter) }
 
@@ -160,6 +164,21 @@ public final class BenchmarkRunner {
         return Measurement(
             benchmark: benchmark, parameter: parameter, samples: samples, counters: instance.counters,
             stoppedByBudget: stoppedByBudget)
+    }
+
+    /// Runs a fresh instance of the case under `profiler`, in chunks of `iterations` (a sample's),
+    /// after its measurement, one chunk first to warm it; the profile, or why none was taken.
+    func profile(
+        _ benchmark: Benchmark, parameter: Int?, iterations: Int, profiler: any OperationProfiler
+    ) throws -> Result<FunctionProfile, OperationProfilerError> {
+        let instance = try benchmark.instantiate(parameter: parameter)
+        defer { instance.tearDown() }
+        let chunk = max(1, iterations)
+        instance.run(iterations: chunk)
+        return profiler.profile {
+            instance.run(iterations: chunk)
+            return chunk
+        }
     }
 
     /// Finds an iteration count whose run lasts at least the target sample time: grow geometrically

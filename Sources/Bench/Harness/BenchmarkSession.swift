@@ -138,6 +138,24 @@ public struct BenchmarkSession {
             }
         }
 
+        // A separate pass after every measurement, so that sampling never touches a measured sample.
+        if let profiler = configuration.operationProfiler, runner.callgrind == nil, stoppedInRound == nil {
+            for index in cases.indices where measurements[index] != nil && !shouldStop() {
+                let selected = cases[index]
+                let iterations = measurements[index]!.samples.first?.iterations ?? 1
+                do {
+                    switch try runner.profile(
+                        selected.benchmark, parameter: selected.parameter, iterations: iterations, profiler: profiler)
+                    {
+                    case .success(let profile): measurements[index]!.timeProfile = profile
+                    case .failure(let error): measurements[index]!.timeProfileUnavailable = error.message
+                    }
+                } catch {
+                    measurements[index]!.timeProfileUnavailable = "setup failed: \(error)"
+                }
+            }
+        }
+
         var results: [BenchmarkResult] = []
         for (suiteIndex, suite) in selection.suites.enumerated() {
             var suiteResults = cases.indices

@@ -1,4 +1,5 @@
 import PerfReport
+import PerfStatistics
 
 /// Which functions grew most between the base's and the new build's ``FunctionProfile`` of one
 /// benchmark: the "where" of a count regression.
@@ -32,10 +33,69 @@ package enum FunctionGrowth {
             grown: Array(grown.prefix(listed)), baseTotal: baseTotal, currentTotal: total(current))
     }
 
-    /// Every instruction of the profile per operation: the kept functions' own and the rest's.
-    static func total(_ profile: FunctionProfile) -> Double {
-        profile.functions.reduce(profile.omittedExclusive) { $0 + $1.exclusive }
+    /// The z of two-sided intervals that hold together at 95% for `count` functions (Bonferroni):
+    /// each function compared is one more chance to list one by chance.
+    static func z95(comparing count: Int) -> Double {
+        let tail = 0.025 / Double(max(count, 1))
+        var low = 0.0
+        var high = 40.0
+        for _ in 0..<60 {
+            let middle = (low + high) / 2
+            if MannWhitneyU.normalSurvival(middle) > tail { low = middle } else { high = middle }
+        }
+        return (low + high) / 2
     }
+
+    /// The functions whose share of the sampled CPU time grew beyond its interval (two proportions,
+    /// from each side's sample count; 95% for all the functions compared together) and whose time
+    /// per operation grew by at least ``minimumShare`` of the base's total, largest first; nil
+    /// unless both profiles are sampled. A machine that slows every function alike moves no share,
+    /// so it is given no culprit.
+    package static func timeDifferential(base: FunctionProfile, current: FunctionProfile) -> FunctionDifferential? {
+        guard let baseSamples = base.samples, let currentSamples = current.samples, baseSamples > 0,
+            currentSamples > 0
+        else { return nil }
+        let baseTotal = base.total
+        let currentTotal = current.total
+        guard baseTotal > 0, currentTotal > 0 else { return nil }
+        let baseByName = Dictionary(base.functions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let floor = baseTotal * minimumShare
+        // A function the base left out had at most its smallest kept function's time: counted at
+        // that, so a function that merely crossed the kept line is not taken for one that grew.
+        let leftOut = min(base.omittedExclusive, base.functions.map(\.exclusive).min() ?? base.omittedExclusive)
+        let z = z95(comparing: current.functions.count)
+        var grown: [FunctionDifferential.Change] = []
+        for function in current.functions {
+            let old = baseByName[function.name]
+            let baseExclusive = old?.exclusive ?? leftOut
+            let baseShare = baseExclusive / baseTotal
+            let currentShare = function.exclusive / currentTotal
+            let baseVariance = baseShare * (1 - baseShare) / Double(baseSamples)
+            let currentVariance = currentShare * (1 - currentShare) / Double(currentSamples)
+            guard currentShare - baseShare > z * (baseVariance + currentVariance).squareRoot() else { continue }
+            var change = FunctionDifferential.Change(
+                name: function.name, symbol: function.symbol ?? old?.symbol, baseExclusive: old?.exclusive,
+                currentExclusive: function.exclusive, baseInclusive: old?.inclusive,
+                currentInclusive: function.inclusive)
+            guard function.exclusive - baseExclusive >= floor else { continue }
+            // The growth in ns per operation, each side's share uncertain by its samples.
+            let spread =
+                z
+                * (currentTotal * currentTotal * currentVariance + baseTotal * baseTotal * baseVariance).squareRoot()
+            change.growthLow = CallgrindCallGraph.rounded(change.exclusiveGrowth - spread)
+            change.growthHigh = CallgrindCallGraph.rounded(change.exclusiveGrowth + spread)
+            grown.append(change)
+        }
+        grown.sort { ($0.exclusiveGrowth, $1.name) > ($1.exclusiveGrowth, $0.name) }
+        var differential = FunctionDifferential(
+            grown: Array(grown.prefix(listed)), baseTotal: baseTotal, currentTotal: currentTotal)
+        differential.baseSamples = baseSamples
+        differential.currentSamples = currentSamples
+        return differential
+    }
+
+    /// Every instruction of the profile per operation: the kept functions' own and the rest's.
+    static func total(_ profile: FunctionProfile) -> Double { profile.total }
 
     /// The comparison with a ``FunctionDifferential`` on every regressed count entry whose both
     /// sides carry a profile.
@@ -49,6 +109,22 @@ package enum FunctionGrowth {
                 let base = baseByID[entry.id]?.functionProfile, let new = currentByID[entry.id]?.functionProfile
             else { continue }
             comparison.entries[index].functionDifferential = differential(base: base, current: new)
+        }
+        return comparison
+    }
+
+    /// The comparison with a sampled ``timeDifferential(base:current:)`` on every regressed time
+    /// entry whose both sides carry a time profile.
+    package static func attachTime(to comparison: Comparison, baseline: Report, current: Report) -> Comparison {
+        let baseByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var comparison = comparison
+        for index in comparison.entries.indices {
+            let entry = comparison.entries[index]
+            guard entry.verdict == .regressed, entry.metric == .wallTime || entry.metric == .cpuTime,
+                let base = baseByID[entry.id]?.timeProfile, let new = currentByID[entry.id]?.timeProfile
+            else { continue }
+            comparison.entries[index].timeDifferential = timeDifferential(base: base, current: new)
         }
         return comparison
     }

@@ -20,6 +20,9 @@ public enum ResultAnalysis {
                     rule: "time-budget-limited-samples",
                     message: "the time budget stopped sampling after \(samples.count) samples"))
         }
+        if let reason = measurement.timeProfileUnavailable {
+            warnings.append(Warning(rule: "time-profile-unavailable", message: "no time profile: \(reason)"))
+        }
         let benchmark = measurement.benchmark
         var result = BenchmarkResult(
             id: measurement.id,
@@ -40,6 +43,7 @@ public enum ResultAnalysis {
             warnings: warnings,
             counters: measurement.counters)
         result.functionProfile = measurement.functionProfile
+        result.timeProfile = measurement.timeProfile
         return result
     }
 

@@ -30,6 +30,8 @@ public struct RunConfiguration: Sendable {
     public var decisionLevel: Double
     /// What the report's reason for a metric it does not have tells the user to do.
     public var remedies = Remedies()
+    /// Takes a time profile of every benchmark after its measurement (`run --profile`); nil: none.
+    package var operationProfiler: (any OperationProfiler)? = nil
 
     public init(
         samples: Int = 25, minimumSamples: Int = 5, timeBudgetSeconds: Double = 1.0, warmupSeconds: Double = 0.1,

@@ -10,16 +10,34 @@ enum CompiledCodeExplanation {
     /// nothing grown, the current profile's largest by exclusive instructions instead.
     static let comparedFunctions = 3
 
-    /// `comparison` with the compiled-code lines on every differential it carries. `baseBinary`
-    /// nil: each differential notes how to get them; `current` gives the flat profiles' functions.
+    /// The differentials a comparison entry carries, and the profiles each was computed from.
+    enum Kind: CaseIterable {
+        case instructions, sampledTime
+
+        var differential: WritableKeyPath<ComparisonEntry, FunctionDifferential?> {
+            self == .instructions ? \.functionDifferential : \.timeDifferential
+        }
+        var profile: KeyPath<BenchmarkResult, FunctionProfile?> {
+            self == .instructions ? \.functionProfile : \.timeProfile
+        }
+    }
+
+    /// `comparison` with the compiled-code lines on every differential of `kinds` it carries.
+    /// `baseBinary` nil: each differential notes how to get them; `current` gives the flat
+    /// profiles' functions.
     static func attach(
-        to comparison: Comparison, current: Report, baseBinary: String?, newBinary: String
+        to comparison: Comparison, current: Report, baseBinary: String?, newBinary: String,
+        kinds: [Kind] = Kind.allCases
     ) -> Comparison {
-        guard comparison.entries.contains(where: { $0.functionDifferential != nil }) else { return comparison }
+        let carried = kinds.filter { kind in comparison.entries.contains { $0[keyPath: kind.differential] != nil } }
+        guard !carried.isEmpty else { return comparison }
         var comparison = comparison
         func noteEveryDifferential(_ note: String) {
-            for index in comparison.entries.indices where comparison.entries[index].functionDifferential != nil {
-                comparison.entries[index].functionDifferential?.compiledCodeNotes = [note]
+            for kind in carried {
+                for index in comparison.entries.indices
+                where comparison.entries[index][keyPath: kind.differential] != nil {
+                    comparison.entries[index][keyPath: kind.differential]?.compiledCodeNotes = [note]
+                }
             }
         }
         guard let baseBinary else {
@@ -33,13 +51,15 @@ enum CompiledCodeExplanation {
             noteEveryDifferential(ComparisonWording.compiledCodeNotCompared(reason: error.message))
             return comparison
         }
-        let profiles = Dictionary(
-            current.benchmarks.compactMap { result in result.functionProfile.map { (result.id, $0) } },
-            uniquingKeysWith: { first, _ in first })
-        for index in comparison.entries.indices {
-            guard var differential = comparison.entries[index].functionDifferential else { continue }
-            explain(&differential, profile: profiles[comparison.entries[index].id], with: &comparer)
-            comparison.entries[index].functionDifferential = differential
+        for kind in carried {
+            let profiles = Dictionary(
+                current.benchmarks.compactMap { result in result[keyPath: kind.profile].map { (result.id, $0) } },
+                uniquingKeysWith: { first, _ in first })
+            for index in comparison.entries.indices {
+                guard var differential = comparison.entries[index][keyPath: kind.differential] else { continue }
+                explain(&differential, profile: profiles[comparison.entries[index].id], with: &comparer)
+                comparison.entries[index][keyPath: kind.differential] = differential
+            }
         }
         return comparison
     }
@@ -98,8 +118,9 @@ enum CompiledCodeExplanation {
         guard differential.grown.isEmpty, let profile else { return }
         // Nothing grew on its own: is the largest functions' code the same? Then the cause is not
         // in the code (layout, data or the machine), and saying so beats naming a culprit.
-        let largest = profile.functions.filter { $0.symbol != nil }.sorted { $0.exclusive > $1.exclusive }
-            .prefix(comparedFunctions)
+        // The executable's own: a library's function (the runtime's, libswiftCore's) is in neither binary.
+        let largest = profile.functions.filter { $0.symbol.map(comparer.new.hasFunction) ?? false }
+            .sorted { $0.exclusive > $1.exclusive }.prefix(comparedFunctions)
         var notes: [String] = []
         var unchanged: [String] = []
         for function in largest {

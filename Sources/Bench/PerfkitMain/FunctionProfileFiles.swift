@@ -4,32 +4,38 @@ import Harness
 import PerfReport
 import Pprof
 
-/// The pprof pair beside a report for each count regression whose both sides carry a function
-/// profile: `profiles/<benchmark>.base.pb.gz` and `.new.pb.gz`, for
-/// `go tool pprof -top -diff_base <…>.base.pb.gz <…>.new.pb.gz`.
+/// The pprof pair beside a report for each regression whose both sides carry a function profile:
+/// `profiles/<benchmark>.base.pb.gz` and `.new.pb.gz` (instructions), `.time.base.pb.gz` and
+/// `.time.new.pb.gz` (sampled CPU time, ns), for `go tool pprof -top -diff_base <base> <new>`.
 enum FunctionProfileFiles {
     /// Writes the pairs into `directory/profiles` and returns the files written (none when no
     /// regressed benchmark has a differential).
     static func write(_ report: Report, baseline: Report?, into directory: URL) throws -> [URL] {
         guard let baseline, let comparison = report.comparison else { return [] }
-        let regressed = comparison.entries.filter { $0.functionDifferential != nil }.map(\.id)
-        guard !regressed.isEmpty else { return [] }
+        let counted = Set(comparison.entries.filter { $0.functionDifferential != nil }.map(\.id))
+        let timed = Set(comparison.entries.filter { $0.timeDifferential != nil }.map(\.id))
+        guard !counted.isEmpty || !timed.isEmpty else { return [] }
         let profiles = directory.appendingPathComponent("profiles")
         if let problem = ReportWriter.makeDirectories(profiles.path) {
             throw PerfkitError(.cannotWrite, "\(profiles.path): cannot create the profiles directory: \(problem)")
         }
         var written: [URL] = []
-        for id in Set(regressed).sorted() {
-            let sides = [
-                ("base", baseline.benchmarks.first { $0.id == id }?.functionProfile),
-                ("new", report.benchmarks.first { $0.id == id }?.functionProfile),
-            ]
-            for (side, profile) in sides {
+        for id in counted.union(timed).sorted() {
+            let base = baseline.benchmarks.first { $0.id == id }
+            let new = report.benchmarks.first { $0.id == id }
+            var sides: [(name: String, profile: FunctionProfile?, sampled: Bool)] = []
+            if counted.contains(id) {
+                sides += [("base", base?.functionProfile, false), ("new", new?.functionProfile, false)]
+            }
+            if timed.contains(id) {
+                sides += [("time.base", base?.timeProfile, true), ("time.new", new?.timeProfile, true)]
+            }
+            for (side, profile, sampled) in sides {
                 guard let profile else { continue }
                 let url = profiles.appendingPathComponent("\(sanitized(id)).\(side).pb.gz")
-                let data = try Gzip.compress(
-                    pprof(profile, comment: "\(id) (\(side)): instructions per operation").encoded())
-                try writeOutput(data, to: url)
+                let comment = "\(id) (\(side)): \(sampled ? "sampled CPU ns" : "instructions") per operation"
+                let encoded = sampled ? timePprof(profile, comment: comment) : pprof(profile, comment: comment)
+                try writeOutput(try Gzip.compress(encoded.encoded()), to: url)
                 written.append(url)
             }
         }
@@ -69,6 +75,11 @@ enum FunctionProfileFiles {
     /// The profile as pprof's instructions by function, one caller deep (`FunctionProfile.callerStacks`).
     static func pprof(_ profile: FunctionProfile, comment: String) -> PprofProfile {
         PprofProfile.instructions(stacks: profile.callerStacks(), comment: comment)
+    }
+
+    /// A time profile as pprof's CPU nanoseconds by function, one caller deep.
+    static func timePprof(_ profile: FunctionProfile, comment: String) -> PprofProfile {
+        PprofProfile.cpuTime(stacks: profile.callerStacks(), comment: comment)
     }
 
     /// A benchmark id as a file name: letters, digits, `-`, `_` and `.` stay, the rest become `_`.

@@ -15,10 +15,13 @@ struct ProcessRuns {
     /// The benchmarks to measure instead of the command line's `--filter` (a later `--filter` wins).
     var filter: String? = nil
 
-    /// What each child runs: this process's arguments, then where its report goes.
-    func childArguments(reportDirectory: URL) -> [String] {
-        Array(CommandLine.arguments.dropFirst()) + ["--child-report-directory", reportDirectory.path]
-            + (filter.map { ["--filter", $0] } ?? [])
+    /// What each child runs: this process's arguments, then where its report goes. Only the first
+    /// takes `--profile`'s time profiles: the merged report keeps the first process's.
+    func childArguments(
+        reportDirectory: URL, index: Int = 0, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> [String] {
+        arguments.filter { index == 0 || $0 != "--profile" }
+            + ["--child-report-directory", reportDirectory.path] + (filter.map { ["--filter", $0] } ?? [])
     }
 
     /// Measures `count` processes. Ctrl-C stops the running one; the processes that finished are
@@ -40,7 +43,7 @@ struct ProcessRuns {
             let directory = work.appendingPathComponent("process-\(index)")
             let status: Int32
             do {
-                status = try PerfkitProcess.run(childArguments(reportDirectory: directory), quiet: true)
+                status = try PerfkitProcess.run(childArguments(reportDirectory: directory, index: index), quiet: true)
             } catch let interrupted as PerfkitProcess.Interrupted {
                 guard !reports.isEmpty else { throw interrupted }
                 var report = merged(reports)

@@ -6,9 +6,20 @@ extension PprofProfile {
     /// instructions so that each function's stacks still add up to its rounded total (`flat` stays
     /// exact to the instruction); `comment` says what was measured (the benchmark and the side).
     public static func instructions(stacks: [(frames: [String], value: Double)], comment: String) -> PprofProfile {
-        var profile = PprofProfile(sampleTypes: [ValueType(type: "instructions", unit: "count")])
+        byFunction(stacks: stacks, sampleType: ValueType(type: "instructions", unit: "count"), comment: comment)
+    }
+
+    /// ``instructions(stacks:comment:)`` for sampled CPU time per operation, in nanoseconds.
+    public static func cpuTime(stacks: [(frames: [String], value: Double)], comment: String) -> PprofProfile {
+        byFunction(stacks: stacks, sampleType: ValueType(type: "cpu", unit: "nanoseconds"), comment: comment)
+    }
+
+    static func byFunction(
+        stacks: [(frames: [String], value: Double)], sampleType: ValueType, comment: String
+    ) -> PprofProfile {
+        var profile = PprofProfile(sampleTypes: [sampleType])
         profile.comments = [comment]
-        profile.defaultSampleType = "instructions"
+        profile.defaultSampleType = sampleType.type
         var ids: [String: UInt64] = [:]
         func location(_ name: String) -> UInt64 {
             if let id = ids[name] { return id }

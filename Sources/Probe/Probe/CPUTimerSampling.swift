@@ -255,7 +255,7 @@ final class CPUTimers {
     /// Drops this user's reference to the handler once no timer signal is still pending on a
     /// thread it armed (one that blocked the signal for a moment): a signal arriving with the
     /// default action restored would end the process, so the reference is kept if one stays pending.
-    private static func uninstall(signal: Int32, threads: [Int32]) {
+    static func uninstall(signal: Int32, threads: [Int32]) {
         for _ in 0..<100 {
             if !threads.contains(where: { ThreadInfo.hasPending(signal: signal, tid: $0) }) {
                 cprobe_uninstall_handler(signal)

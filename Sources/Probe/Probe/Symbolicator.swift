@@ -78,16 +78,33 @@ public final class Symbolicator: Sendable {
         }
     }
 
+    /// Symbolicates a sampled stack as ``symbolicate(stack:)`` does, with each frame's symbol as the
+    /// binary has it (mangled; nil when none covers it): what a compiled-code comparison looks up.
+    /// Uncached: a caller symbolicating many samples keeps its own table by address.
+    package func symbolicateWithLinkNames(stack: [UInt]) -> [(frame: StackFrame, linkName: String?)] {
+        state.withLock { state in
+            stack.enumerated().map { index, pc in
+                var resolved = lookUp(UInt64(pc) &- (index == 0 ? 0 : 1), in: &state)
+                resolved.frame.address = UInt64(pc)
+                return resolved
+            }
+        }
+    }
+
     private func resolve(_ address: UInt64, in state: inout State) -> StackFrame {
+        lookUp(address, in: &state).frame
+    }
+
+    private func lookUp(_ address: UInt64, in state: inout State) -> (frame: StackFrame, linkName: String?) {
         var mapping = Self.mapping(containing: address, in: state.mappings)
         if mapping == nil {
             state.mappings = Self.readMappings()
             mapping = Self.mapping(containing: address, in: state.mappings)
         }
-        guard let mapping else { return StackFrame(address: address) }
+        guard let mapping else { return (StackFrame(address: address), nil) }
         var frame = StackFrame(address: address, module: mapping.path)
         let isVDSO = mapping.path == "[vdso]"
-        guard mapping.path.hasPrefix("/") || isVDSO else { return frame }  // anonymous JIT code, …
+        guard mapping.path.hasPrefix("/") || isVDSO else { return (frame, nil) }  // anonymous JIT code, …
         let image: ELFImage?
         if let cached = state.images[mapping.path] {
             image = cached
@@ -99,16 +116,17 @@ public final class Symbolicator: Sendable {
         } else {
             image = Self.image(path: mapping.path, in: &state)
         }
-        guard let image else { return frame }
+        guard let image else { return (frame, nil) }
         frame.buildID = image.buildID
         let fileOffset = address - mapping.start + mapping.fileOffset
-        guard let linkAddress = image.virtualAddress(forFileOffset: fileOffset) else { return frame }
+        guard let linkAddress = image.virtualAddress(forFileOffset: fileOffset) else { return (frame, nil) }
         frame.moduleOffset = linkAddress
         if let (symbol, offset) = image.symbol(containing: linkAddress) {
             frame.symbol = Demangler.demangle(symbol.name)
             frame.symbolOffset = offset
+            return (frame, symbol.name)
         }
-        return frame
+        return (frame, nil)
     }
 
     /// The image of the module file at `path`, loaded once and kept (nil, also kept, when the file

@@ -89,6 +89,10 @@ struct ComparisonSection {
             out += whereItGrew(
                 differential, base: baseline?.functionProfile, current: current?.functionProfile, id: entry.id)
         }
+        if let differential = entry.timeDifferential {
+            out += whereItGrew(
+                differential, base: baseline?.timeProfile, current: current?.timeProfile, id: entry.id)
+        }
         if let anchor = page.benchmarkAnchors[entry.id] {
             out += "<p class=\"small\"><a href=\"#\(anchor)\">Details of the current measurement</a></p>"
         }
@@ -97,7 +101,8 @@ struct ComparisonSection {
     }
 
     /// The functions that grew most, with their compiled-code lines, and the differential flame
-    /// graph of the two instruction profiles (one caller deep: callgrind gives edges, not stacks).
+    /// graph of the two profiles, instructions or sampled time (one caller deep: the profiles keep
+    /// edges, not stacks).
     private func whereItGrew(
         _ differential: FunctionDifferential, base: FunctionProfile?, current: FunctionProfile?, id: String
     ) -> Markup {
@@ -120,13 +125,15 @@ struct ComparisonSection {
         for stack in current.callerStacks() { merged[stack.frames, default: (0, 0)].new += stack.value }
         let tree = DifferentialTree(
             root: "one operation", stacks: merged.map { (frames: $0.key, base: $0.value.base, new: $0.value.new) })
+        let sampled = differential.isSampled
         out += """
-            <p class="small">Instructions per operation by function and caller: widths are the current \
-            build's, red grew and blue shrank against the baseline.</p>
+            <p class="small">\(sampled ? "Sampled CPU time" : "Instructions") per operation by function and \
+            caller: widths are the current build's, red grew and blue shrank against the baseline.</p>
             """
         out += DifferentialIcicle(
-            title: "\(id): instructions by function, current against baseline", tree: tree,
-            format: { "\(UnitFormatting.count($0)) instr" }
+            title: "\(id): \(sampled ? "sampled time" : "instructions") by function, current against baseline",
+            tree: tree,
+            format: { sampled ? UnitFormatting.duration(nanoseconds: $0) : "\(UnitFormatting.count($0)) instr" }
         ).render()
         return out
     }

@@ -39,6 +39,9 @@ public struct BenchmarkResult: Codable, Sendable, Equatable {
     /// Instructions per operation by function (callgrind runs only): where the count went, so a
     /// count regression can name the functions that grew.
     public var functionProfile: FunctionProfile? = nil
+    /// CPU time per operation by function, in ns, sampled on the benchmark's thread every 1 ms in
+    /// a pass after the measurement (`run --profile`, the gate's regressions): where the time went.
+    public var timeProfile: FunctionProfile? = nil
 
     public init(
         id: String, suite: String, group: String, name: String, parameter: Int? = nil,

@@ -16,6 +16,9 @@ public struct Comparison: Codable, Sendable, Equatable {
     /// What limits every verdict of the comparison, e.g. a side measured in one process; nil when
     /// nothing does, and in reports of older perfkits.
     public var caveats: [Caveat]? = nil
+    /// What the gate could not add to its regressions, a line each (e.g. why they carry no time
+    /// profile); nil when nothing.
+    public var notes: [String]? = nil
 
     /// What limits a whole comparison; ``ComparisonWording/caveat(_:)`` words it.
     public enum Caveat: Codable, Sendable, Equatable {
@@ -72,6 +75,9 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
     /// The functions that grew most, for a count regression whose both sides carry a
     /// ``FunctionProfile``; nil otherwise.
     public var functionDifferential: FunctionDifferential? = nil
+    /// The functions whose share of the sampled CPU time grew, for a time regression whose both
+    /// sides carry a time profile (``FunctionDifferential/isSampled``); nil otherwise.
+    public var timeDifferential: FunctionDifferential? = nil
     /// The verdict in words, with the numbers: ``ComparisonWording``'s words for ``reason`` (also
     /// written to the report, for readers of its JSON).
     public var explanation: String {
@@ -80,7 +86,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, metric, baselineMedian, currentMedian, ratio, ratioConfidenceInterval, pValue, adjustedPValue
-        case thresholdPercent, verdict, reason, explanation, functionDifferential
+        case thresholdPercent, verdict, reason, explanation, functionDifferential, timeDifferential
     }
 
     /// An entry with the reason for its verdict; its figures (medians, ratio, p-values) are set as
@@ -118,6 +124,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
             try container.decodeIfPresent(ComparisonReason.self, forKey: .reason)
             ?? ComparisonReason(.worded(container.decode(String.self, forKey: .explanation)))
         functionDifferential = try container.decodeIfPresent(FunctionDifferential.self, forKey: .functionDifferential)
+        timeDifferential = try container.decodeIfPresent(FunctionDifferential.self, forKey: .timeDifferential)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -135,6 +142,7 @@ public struct ComparisonEntry: Codable, Sendable, Equatable {
         try container.encode(reason, forKey: .reason)
         try container.encode(explanation, forKey: .explanation)
         try container.encodeIfPresent(functionDifferential, forKey: .functionDifferential)
+        try container.encodeIfPresent(timeDifferential, forKey: .timeDifferential)
     }
 
     /// Records what looking at the verdict again found, and the verdict that leaves when it changes it.

@@ -268,6 +268,20 @@ extension ComparisonWording {
         _ differential: FunctionDifferential, name: (String) -> String = { $0 }
     ) -> (heading: String, lines: [String]) {
         let growth = differential.currentTotal - differential.baseTotal
+        if differential.isSampled {
+            guard !differential.grown.isEmpty else {
+                return (
+                    "no function's share of the sampled CPU time grew beyond its interval: the profiles' "
+                        + "\(signed(growth)) ns/op is spread over the functions alike (the machine, layout or "
+                        + "data), or lies in the ones each profile left out", []
+                )
+            }
+            return (
+                "grew most by share of the sampled CPU time (ns per operation, new − base, intervals 95% for the list; "
+                    + "\(differential.baseSamples ?? 0) and \(differential.currentSamples ?? 0) samples):",
+                differential.grown.map { functionChange($0, name: name) }
+            )
+        }
         guard !differential.grown.isEmpty else {
             return (
                 "no single function grew: the profiles' \(signed(growth)) instr/op is spread thinly over "
@@ -295,6 +309,16 @@ extension ComparisonWording {
         return "compiled code not compared: \(reason)"
     }
 
+    /// Why a time regression against a stored baseline carries no sampled time differential.
+    public static let noTimeProfiles =
+        "time regressions not profiled: the baseline has no time profiles; give its executable with "
+        + "--baseline-binary, or record the baseline with `run --profile`"
+
+    /// Why the gate's time regressions carry no sampled time differential: taking the profiles failed.
+    public static func timeProfilesFailed(_ reason: String) -> String {
+        "regressions not profiled by sampled time: \(reason)"
+    }
+
     /// Nothing grew on its own and the largest functions' machine code is the same in both builds.
     public static func noCodeChange(in functions: [String]) -> String {
         "no code change found in \(functions.joined(separator: ", ")): layout, data or the machine"
@@ -305,6 +329,11 @@ extension ComparisonWording {
         -> String
     {
         var text = "\(name(change.name)) \(signed(change.exclusiveGrowth)) instr/op (exclusive"
+        if let low = change.growthLow, let high = change.growthHigh {
+            text =
+                "\(name(change.name)) \(signed(change.exclusiveGrowth)) ns/op sampled "
+                + "[\(signed(low)), \(signed(high))] (exclusive"
+        }
         if let base = change.baseExclusive, base > 0 {
             text += ", " + UnitFormatting.change(ratio: (change.currentExclusive ?? 0) / base)
         } else {

@@ -1,6 +1,7 @@
 /// Where one operation of a benchmark spends its instructions, function by function: exact counts
 /// from callgrind, per operation like `instructionsPerOperation`, bounded to the functions that
-/// matter (the top by exclusive and by inclusive instructions) so a report stays small.
+/// matter (the top by exclusive and by inclusive instructions) so a report stays small. A time
+/// profile has the same shape in ns of sampled CPU time per operation, with its ``samples``.
 public struct FunctionProfile: Codable, Sendable, Equatable {
     /// One function (demangled where Swift's demangler knows the name) and its instructions per
     /// operation: in its own code (exclusive) and with everything it called (inclusive).
@@ -40,12 +41,19 @@ public struct FunctionProfile: Codable, Sendable, Equatable {
     /// Exclusive instructions per operation of the functions left out: the kept ones and these add
     /// up to the whole region's count.
     public var omittedExclusive: Double
+    /// The timer samples a time profile stands for (what its intervals are computed from); nil for
+    /// an instruction profile, whose counts are exact.
+    public var samples: Int?
 
-    public init(functions: [Function], edges: [Edge], omittedExclusive: Double) {
+    public init(functions: [Function], edges: [Edge], omittedExclusive: Double, samples: Int? = nil) {
         self.functions = functions
         self.edges = edges
         self.omittedExclusive = omittedExclusive
+        self.samples = samples
     }
+
+    /// Everything the profile holds per operation: the kept functions' own and the rest's.
+    public var total: Double { functions.reduce(omittedExclusive) { $0 + $1.exclusive } }
 
     /// The kept function of that name.
     public func function(named name: String) -> Function? { functions.first { $0.name == name } }
@@ -90,6 +98,10 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
         public var currentExclusive: Double?
         public var baseInclusive: Double?
         public var currentInclusive: Double?
+        /// A sampled differential's interval of the exclusive growth per operation (95% for the list,
+        /// from the two sides' sample counts); nil for exact instruction counts.
+        public var growthLow: Double?
+        public var growthHigh: Double?
 
         public init(
             name: String, symbol: String? = nil, baseExclusive: Double?, currentExclusive: Double?,
@@ -120,6 +132,10 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
     /// About the compiled code as a whole, a line each: why it was not compared (no baseline
     /// binary, an unreadable one), or, with nothing grown, that the top functions' code is the same.
     public var compiledCodeNotes: [String]?
+    /// The timer samples behind each side of a sampled-time differential (ns of CPU time per
+    /// operation); nil for an instruction one.
+    public var baseSamples: Int?
+    public var currentSamples: Int?
 
     public init(grown: [Change], baseTotal: Double, currentTotal: Double, compiledCodeNotes: [String]? = nil) {
         self.grown = grown
@@ -127,4 +143,7 @@ public struct FunctionDifferential: Codable, Sendable, Equatable {
         self.currentTotal = currentTotal
         self.compiledCodeNotes = compiledCodeNotes
     }
+
+    /// Whether it compares sampled CPU time (ns per operation) rather than exact instructions.
+    public var isSampled: Bool { baseSamples != nil }
 }

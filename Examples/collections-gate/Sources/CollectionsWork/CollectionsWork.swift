@@ -102,12 +102,18 @@ public func heapDrain(_ values: [Int]) -> Int {
 
 /// One step of the drain's checksum, a function of its own: `-Xswiftc -DHEAP_EXTRA_WORK` adds work
 /// inside it and nowhere else, so that an instruction profile's differential must name it
-/// (scripts/where-it-grew.sh).
+/// (scripts/where-it-grew.sh); `-DHEAP_EXTRA_TIME` adds 8 times as much, for a time profile's (8
+/// rounds run beside the heap's loads and may not move the time).
 @inline(never)
 public func drainChecksumStep(_ checksum: Int, _ value: Int) -> Int {
-    #if HEAP_EXTRA_WORK
+    #if HEAP_EXTRA_WORK || HEAP_EXTRA_TIME
+        #if HEAP_EXTRA_TIME
+            let rounds = 64
+        #else
+            let rounds = 8
+        #endif
         var mixed = checksum
-        for _ in 0..<8 { mixed = (mixed ^ (mixed >> 7)) &* 0x9E37_79B9 }
+        for _ in 0..<rounds { mixed = (mixed ^ (mixed >> 7)) &* 0x9E37_79B9 }
         return mixed &* 31 &+ value
     #else
         return checksum &* 31 &+ value

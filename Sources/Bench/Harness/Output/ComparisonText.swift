@@ -11,7 +11,7 @@ public enum ComparisonText {
             let id = entry.id.padding(toLength: width, withPad: " ", startingAt: 0)
             let verdict = entry.verdict.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
             lines.append("\(verdict)  \(id)  \(entry.explanation)")
-            if let differential = entry.functionDifferential {
+            for differential in [entry.functionDifferential, entry.timeDifferential].compactMap({ $0 }) {
                 let (heading, grown) = ComparisonWording.functionDifferential(differential)
                 lines.append("              " + heading)
                 for (change, line) in zip(differential.grown, grown) {

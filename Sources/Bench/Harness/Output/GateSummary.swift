@@ -28,6 +28,7 @@ public enum GateSummary {
             text += "\nNot gated (\(skipped.count)):\n"
             for line in skipped { text += "- \(line)\n" }
         }
+        let notes = notes + (comparison.notes ?? [])
         if !notes.isEmpty {
             text += "\n" + notes.map { "- \($0)\n" }.joined()
         }

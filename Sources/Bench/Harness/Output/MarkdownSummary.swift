@@ -38,14 +38,15 @@ public enum MarkdownSummary {
     static func whereItGrew(_ comparison: Comparison) -> [String] {
         var lines: [String] = []
         for entry in sortedForReview(comparison.entries) {
-            guard let differential = entry.functionDifferential else { continue }
-            let (heading, grown) = ComparisonWording.functionDifferential(differential) { "`\(escape($0))`" }
-            lines += ["", "`\(escape(entry.id))` \(heading)"]
-            for (change, line) in zip(differential.grown, grown) {
-                lines.append("- \(line)")
-                lines += ComparisonWording.compiledCode(of: change).map { "  - \(escape($0))" }
+            for differential in [entry.functionDifferential, entry.timeDifferential].compactMap({ $0 }) {
+                let (heading, grown) = ComparisonWording.functionDifferential(differential) { "`\(escape($0))`" }
+                lines += ["", "`\(escape(entry.id))` \(heading)"]
+                for (change, line) in zip(differential.grown, grown) {
+                    lines.append("- \(line)")
+                    lines += ComparisonWording.compiledCode(of: change).map { "  - \(escape($0))" }
+                }
+                lines += (differential.compiledCodeNotes ?? []).map { "- \(escape($0))" }
             }
-            lines += (differential.compiledCodeNotes ?? []).map { "- \(escape($0))" }
         }
         return lines
     }

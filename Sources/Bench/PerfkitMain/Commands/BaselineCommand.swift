@@ -51,6 +51,14 @@ struct BaselineCommand: ParsableCommand {
         @Flag(help: "Update even though the CI environment variable is set.")
         var allowCI = false
 
+        @Flag(
+            help: """
+                Passed to each measuring run (`run --profile`); under --instructions it takes no time \
+                profile, callgrind's instruction profile being there: for a baseline with time profiles, \
+                `run --profile --processes N --output …`.
+                """)
+        var profile = false
+
         func validate() throws {
             guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         }
@@ -75,6 +83,7 @@ struct BaselineCommand: ParsableCommand {
                 let directory = work.appendingPathComponent("run-\(index)")
                 var arguments = ["run", "--instructions", "--quick", "--output", directory.path]
                 if !noAllocations { arguments.append("--allocations") }
+                if profile { arguments.append("--profile") }
                 arguments += ["--filter", filter]
                 printError("baseline: measuring run \(index + 1) of \(runs)\n")
                 let status = try PerfkitProcess.run(arguments)

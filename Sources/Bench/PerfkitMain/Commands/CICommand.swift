@@ -71,7 +71,8 @@ struct CICommand: ParsableCommand {
             "Profile each confirmed regression on both sides: where it grew and why.",
             discussion: """
                 Each regressed benchmark is run once more on each side under callgrind (needs valgrind): \
-                the functions whose instructions grew most, and what changed in their machine code.
+                the functions whose instructions grew most, and what changed in their machine code; and \
+                once more with its CPU time sampled (0.5-2 s a side): the functions whose share grew.
                 """))
     var explain = true
 
@@ -150,6 +151,17 @@ struct CICommand: ParsableCommand {
             } catch {
                 notes.append("regressions not profiled: \(error)")
             }
+            // Sampled time beside the instructions: a time regression need not move a count.
+            let sampling = Date()
+            do {
+                try sides.explainTime(regressed, baseline: &baseline, current: &current, work: work)
+                notes.append(
+                    String(
+                        format: "%d regression(s) profiled on both sides by sampled time in %.0f s", regressed.count,
+                        Date().timeIntervalSince(sampling)))
+            } catch {
+                notes.append(ComparisonWording.timeProfilesFailed("\(error)"))
+            }
         }
         notes.append(String(format: "took %.0f s", Date().timeIntervalSince(start)))
 
@@ -212,7 +224,25 @@ struct CICommand: ParsableCommand {
                 }
             }
             current.comparison = CompiledCodeExplanation.attach(
-                to: comparison, current: new, baseBinary: self.baseline.path, newBinary: self.current.path)
+                to: comparison, current: new, baseBinary: self.baseline.path, newBinary: self.current.path,
+                kinds: [.instructions])
+        }
+
+        /// Profiles `regressed` on both sides by sampled time (one `run --profile` of them on each)
+        /// and puts on `current`'s comparison the functions whose share of the time grew, with what
+        /// changed in their machine code.
+        func explainTime(_ regressed: [String], baseline: inout Report, current: inout Report, work: URL) throws {
+            printError("ci: profiling \(regressed.count) regression(s) by sampled time on both sides\n")
+            let base = try TimeProfiles.take(
+                regressed, executable: self.baseline, directory: work.appendingPathComponent("time-baseline"))
+            let new = try TimeProfiles.take(
+                regressed, executable: self.current, directory: work.appendingPathComponent("time-current"))
+            TimeProfiles.attach(regressed, base: base, new: new, baseline: &baseline, current: &current)
+            current.comparison = current.comparison.map {
+                CompiledCodeExplanation.attach(
+                    to: $0, current: current, baseBinary: self.baseline.path, newBinary: self.current.path,
+                    kinds: [.sampledTime])
+            }
         }
 
         func interleaved(

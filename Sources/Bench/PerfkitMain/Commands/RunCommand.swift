@@ -74,6 +74,14 @@ struct RunCommand: ParsableCommand {
             """)
     var instructions = false
 
+    @Flag(
+        help: """
+            Take a time profile of every benchmark: after its measurement, a pass of 0.5-2 s (until 300 \
+            samples) with its thread's CPU time sampled every 1 ms (Probe's sampler), into the report \
+            (not with --instructions, whose callgrind profile counts instructions by function already).
+            """)
+    var profile = false
+
     @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
     var allowDebugBuild = false
 
@@ -119,6 +127,9 @@ struct RunCommand: ParsableCommand {
         if allocations && !InterposedAllocationCounter.isPreloaded && measuresHere {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
+        if profile && instructions && !CallgrindLauncher.isChild {
+            printError("run: --profile takes no time profile under --instructions: callgrind profiles instructions\n")
+        }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
         let selection = try selectedBenchmarks(filter)
         if let childReportDirectory {
@@ -154,6 +165,8 @@ struct RunCommand: ParsableCommand {
         }
         // Rounds in which the machine moved within a process are a finding of their own.
         report.roundFactors = RoundLevels.factors(report)
+        // The baseline as shown beside the report: with the time profiles the gate took of it.
+        var shownBaseline = baselineReport
         if let baselineReport {
             report.comparison = try regressionGate.decide(baseline: baselineReport, current: report) { suspects in
                 // Measured in processes: a time regression is measured once more, in one more process.
@@ -177,13 +190,56 @@ struct RunCommand: ParsableCommand {
             // The findings print it: one line on what a single process cannot tell.
             let caveats = regressionGate.caveats(baseline: baselineReport, current: report)
             if !caveats.isEmpty { report.comparison?.caveats = caveats }
+            shownBaseline = explainTime(base: baselineReport, report: &report)
             report.comparison = report.comparison.map { gate.explainCompiledCode($0, current: report) }
         }
         try ResultPresentation.publish(
-            report, writer: writer, formats: formats, baseline: baselineReport, gate: gate, history: history,
+            report, writer: writer, formats: formats, baseline: shownBaseline, gate: gate, history: history,
             store: historyStore)
         if !report.complete && InterruptFlag.isSet { throw ExitCode(130) }
         try RegressionGate.Status(report.comparison).exit()
+    }
+
+    /// Puts a sampled time differential on each time regression (wall, or CPU where the gate judged
+    /// by it): both binaries profiled now with `--baseline-binary`, else the baseline's stored time
+    /// profiles against this build's. Returns the baseline with the profiles it was compared by.
+    private func explainTime(base: Report, report: inout Report) -> Report {
+        let regressed = (report.comparison?.entries ?? []).filter {
+            $0.verdict == .regressed && ($0.metric == .wallTime || $0.metric == .cpuTime)
+        }.map(\.id)
+        guard !regressed.isEmpty, !InterruptFlag.isSet else { return base }
+        let stored = regressed.filter { id in base.benchmarks.contains { $0.id == id && $0.timeProfile != nil } }
+        guard gate.baselineBinary != nil || !stored.isEmpty else {
+            let notes = report.comparison.flatMap(\.notes) ?? []
+            report.comparison?.notes = notes + [ComparisonWording.noTimeProfiles]
+            return base
+        }
+        var baseline = base
+        do {
+            let folder = try WorkFolder(prefix: "perfkit-profiles")
+            defer { folder.remove() }
+            let ids = gate.baselineBinary == nil ? stored : regressed
+            printError("run: profiling \(ids.count) regression(s) by sampled time\n")
+            // This run's own profiles (`--profile`) when it has them all; else taken now.
+            let profiledHere = ids.allSatisfy { id in
+                report.benchmarks.contains { $0.id == id && $0.timeProfile != nil }
+            }
+            let new =
+                profiledHere
+                ? report
+                : try TimeProfiles.take(
+                    ids, executable: PerfkitProcess.original, directory: folder.url.appendingPathComponent("current"))
+            let old =
+                try gate.baselineBinary.map {
+                    try TimeProfiles.take(
+                        ids, executable: URL(fileURLWithPath: $0), directory: folder.url.appendingPathComponent("base"))
+                } ?? base
+            TimeProfiles.attach(ids, base: old, new: new, baseline: &baseline, current: &report)
+        } catch {
+            let notes = report.comparison.flatMap(\.notes) ?? []
+            report.comparison?.notes = notes + [ComparisonWording.timeProfilesFailed("\(error)")]
+        }
+        return baseline
     }
 
     /// Processes of the second look at a regression: one is one more draw, as three would be (a
@@ -203,6 +259,7 @@ struct RunCommand: ParsableCommand {
         if let rounds { configuration.rounds = rounds }
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
         if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
+        if self.profile && !instructions { configuration.operationProfiler = SampledOperationProfiler() }
         configuration.remedies = .commandLine
 
         let settings = RunSettings(
