@@ -170,7 +170,8 @@ fi
 perfkit=/cache/build/release/perfkit
 
 log "building the test targets ($tests)"
-if in_src swift build --build-tests "${swiftpm[@]}" >"$out/build-tests.log" 2>&1; then
+# The empty lib_Testing_Foundation lives in /usr/local/lib, where gold does not look by itself.
+if in_src swift build --build-tests "${swiftpm[@]}" -Xlinker -L/usr/local/lib >"$out/build-tests.log" 2>&1; then
     if in_src swift test --skip-build "${swiftpm[@]}" "${skips[@]}" >"$out/tests.log" 2>&1; then
         pass "tests: $(grep -E 'Test run with .* passed' "$out/tests.log" | tail -n 1)"
     else
