@@ -348,8 +348,6 @@ public struct Comparator: Sendable {
         case .wallTime:
             return result.wallNanosecondsPerOperation
         case .cpuTime:
-            // Less what preemptions cost, where the samples show a cost (a busy machine's).
-            if let cost = PreemptionCost(result), let corrected = cost.corrected(result) { return corrected }
             return perOperation(\.cpuNanoseconds)
         case .cycles:
             return perOperation(\.cycles)

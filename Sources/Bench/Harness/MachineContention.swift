@@ -10,9 +10,6 @@ struct MachineContention: Equatable {
     /// Involuntary context switches per second of sampled wall time.
     var baselineSwitchesPerSecond: Double
     var currentSwitchesPerSecond: Double
-    /// What each preemption cost the busier side, when its samples show a cost: its CPU time is
-    /// compared less that (``PreemptionCost``).
-    var busierPreemptionCost: Double?
 
     /// A side counts as busy when it got less than this share of what the other got: 10% of the
     /// wall time more off the CPU than the quiet side.
@@ -29,7 +26,6 @@ struct MachineContention: Equatable {
         currentOnCPU = new.share
         baselineSwitchesPerSecond = old.switchesPerSecond
         currentSwitchesPerSecond = new.switchesPerSecond
-        busierPreemptionCost = PreemptionCost(new.share < old.share ? current : baseline)?.nanosecondsPerSwitch
     }
 
     var currentWasBusier: Bool { currentOnCPU < baselineOnCPU }
@@ -46,8 +42,7 @@ struct MachineContention: Equatable {
         .busyMachine(
             onCPU: ComparisonReason.PerSide(baseline: baselineOnCPU, current: currentOnCPU),
             switchesPerSecond: ComparisonReason.PerSide(
-                baseline: baselineSwitchesPerSecond, current: currentSwitchesPerSecond),
-            preemptionCost: busierPreemptionCost)
+                baseline: baselineSwitchesPerSecond, current: currentSwitchesPerSecond))
     }
 
     static func onCPU(_ result: BenchmarkResult) -> (share: Double, switchesPerSecond: Double)? {

@@ -42,10 +42,8 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
     public enum Substitution: Codable, Sendable, Equatable {
         /// One side waited for a CPU, so CPU time was compared instead of wall time. The evidence:
         /// each side's share of its wall time on a CPU (Σ CPU time / Σ wall time of its samples),
-        /// the busier side's the smaller, and its involuntary context switches per second; and,
-        /// when the busier side's samples showed one, the CPU nanoseconds each of its switches cost
-        /// (subtracted from its CPU time before comparing).
-        case busyMachine(onCPU: PerSide<Double>, switchesPerSecond: PerSide<Double>, preemptionCost: Double? = nil)
+        /// the busier side's the smaller, and its involuntary context switches per second.
+        case busyMachine(onCPU: PerSide<Double>, switchesPerSecond: PerSide<Double>)
         /// The metric asked for was not measured on both sides, so wall time was compared.
         case notMeasured(Metric)
 

@@ -109,12 +109,7 @@ public enum ComparisonWording {
 
     static func substitution(_ substitution: ComparisonReason.Substitution) -> String {
         switch substitution {
-        case .busyMachine(let onCPU, let switches, let cost?):
-            let side = onCPU.current < onCPU.baseline ? "this run" : "the baseline"
-            return "the machine was busy (\(busyEvidence(onCPU: onCPU, switchesPerSecond: switches))), "
-                + "so CPU time was compared, less the \(UnitFormatting.duration(nanoseconds: cost)) each "
-                + "preemption cost \(side) (fitted on its samples): "
-        case .busyMachine(let onCPU, let switches, nil):
+        case .busyMachine(let onCPU, let switches):
             return "the machine was busy (\(busyEvidence(onCPU: onCPU, switchesPerSecond: switches))), "
                 + "so CPU time was compared: "
         case .notMeasured(let metric):
