@@ -54,12 +54,20 @@ import Testing
         try writeReport(wall: 100, cpu: 100, to: quiet)
         try writeReport(wall: 190, cpu: 100, to: busy)
         try writeReport(wall: 230, cpu: 125, to: busyAndSlower)
+        try writeReport(wall: 125, cpu: 125, to: directory.appendingPathComponent("quiet-slower.json"))
 
         let inconclusive = try cli.perfkit(["compare", quiet.path, busy.path, "--format", "markdown"])
         #expect(inconclusive.status == 3)
         #expect(inconclusive.stdout.contains("1 inconclusive (machine busy)"))
 
-        let regressed = try cli.perfkit(["compare", quiet.path, busyAndSlower.path])
+        // Slower in CPU time on the busier side: the neighbours' part cannot be told from a change.
+        let slower = try cli.perfkit(["compare", quiet.path, busyAndSlower.path])
+        #expect(slower.status == 3)
+        #expect(slower.stdout.contains("neighbours raise CPU time too"))
+        // The quiet side slower despite the busy baseline's neighbours: a regression.
+        let regressed = try cli.perfkit([
+            "compare", busy.path, directory.appendingPathComponent("quiet-slower.json").path,
+        ])
         #expect(regressed.status == 2)
     }
 }

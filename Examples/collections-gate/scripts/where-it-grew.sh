@@ -22,7 +22,7 @@ mkdir -p "$work"
 
 build() { # scratch [define]
     swift build -c release --product CollectionsBenchmarks --package-path "$here" --scratch-path "$here/$1" \
-        ${2:+-Xswiftc -D$2} >/dev/null
+        ${2:+-Xswiftc -D$2} >/dev/null || { echo "where-it-grew: the build in $1 failed" >&2; exit 1; }
     echo "$here/$1/release/CollectionsBenchmarks"
 }
 base_binary=$(build .build)

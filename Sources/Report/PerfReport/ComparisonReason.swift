@@ -125,6 +125,9 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
     public enum Review: Codable, Sendable, Equatable {
         /// Neither regressed nor improved while one side waited for a CPU: no verdict either way.
         case busyMachineInconclusive
+        /// Slower in CPU time on the side that waited for a CPU: neighbours raise CPU time too, by a
+        /// different amount for each benchmark, so a change cannot be told from them.
+        case busyMachineCannotTell
         /// The other benchmarks were slower too (by their median ratio), as a slower machine would
         /// make every one, and this one by more than the threshold beyond them (its ratio divided by
         /// theirs is `relativeRatio`).

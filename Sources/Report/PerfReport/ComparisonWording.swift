@@ -64,6 +64,10 @@ public enum ComparisonWording {
         switch review {
         case .busyMachineInconclusive:
             return text + "; inconclusive: the machine was busy, measure again when it is quieter"
+        case .busyMachineCannotTell:
+            return text
+                + "; inconclusive: neighbours raise CPU time too, by a different amount for each benchmark, so a "
+                + "slowdown on the busier side cannot be told from them; measure again when the machine is quieter"
         case .beyondSharedSlowdown(let count, let median, let relative):
             return text
                 + "; \(others(count, median)), and this one \(ratio(relative)) times that: beyond the threshold still"
