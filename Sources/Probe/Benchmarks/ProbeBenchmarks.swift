@@ -31,8 +31,11 @@ public let probeSuite = BenchmarkSuite(
             "Probe/unwind/frame-pointers", parameters: [8, 32, 96],
             setup: { depth in UnwindDepth(depth: depth ?? 8) },
             body: { target, iterations in target.unwind(iterations, method: .framePointers) }),
+        // libunwind's cost per frame grows with the binary's unwind tables (a binary search over
+        // them): +2.8% at 96 frames when perfkit gained the time profiler (2026-11-27), so gated at
+        // 5%, not the instruction gate's 2%: perfkit's own size is not the unwinder's regression.
         Benchmark(
-            "Probe/unwind/libunwind", parameters: [8, 32, 96],
+            "Probe/unwind/libunwind", parameters: [8, 32, 96], thresholdPercent: 5,
             setup: { depth in UnwindDepth(depth: depth ?? 8) },
             body: { target, iterations in target.unwind(iterations, method: .libunwind) }),
         // A stalled thread's fixed work, sampled every millisecond from another thread (as a
