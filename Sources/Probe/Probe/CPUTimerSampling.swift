@@ -68,21 +68,31 @@ final class CPUTimers {
         self.selects = selects
         // In the background (a few hundred ms the first time): until then samples use libunwind.
         FramePointerCode.publishInBackground()
-        set = cprobe_timer_set_acquire()
-        guard set >= 0 else {
+        do {
+            set = try Self.claimSet(signal: signal)
+        } catch {
             drained.deallocate()
+            throw error
+        }
+        handlerInstalled = true
+    }
+
+    /// Claims a timer set and installs the handler for `signal`; releases the set when the handler
+    /// cannot be installed.
+    static func claimSet(signal: Int32) throws(ProcessProfiler.ProfileError) -> Int32 {
+        let set = cprobe_timer_set_acquire()
+        guard set >= 0 else {
             throw ProcessProfiler.ProfileError(
                 .tooManySamplers, "every CPU-timer set is taken (at most \(CPROBE_TIMER_SETS) at once)")
         }
         let error = cprobe_install_handler(signal)
         guard error == 0 else {
             cprobe_timer_set_release(set)
-            drained.deallocate()
             throw ProcessProfiler.ProfileError(
                 .signalUnavailable,
                 "cannot install the handler for signal \(signal): \(String(cString: strerror(error)))")
         }
-        handlerInstalled = true
+        return set
     }
 
     deinit {

@@ -38,19 +38,11 @@ package final class ThreadTimeSampler {
         self.interval = interval
         self.signal = signal
         FramePointerCode.publish()
-        set = cprobe_timer_set_acquire()
-        guard set >= 0 else {
+        do {
+            set = try CPUTimers.claimSet(signal: signal)
+        } catch {
             drained.deallocate()
-            throw ProcessProfiler.ProfileError(
-                .tooManySamplers, "every CPU-timer set is taken (at most \(CPROBE_TIMER_SETS) at once)")
-        }
-        let error = cprobe_install_handler(signal)
-        guard error == 0 else {
-            cprobe_timer_set_release(set)
-            drained.deallocate()
-            throw ProcessProfiler.ProfileError(
-                .signalUnavailable,
-                "cannot install the handler for signal \(signal): \(String(cString: strerror(error)))")
+            throw error
         }
     }
 
