@@ -100,31 +100,35 @@ package enum FunctionGrowth {
     /// The comparison with a ``FunctionDifferential`` on every regressed count entry whose both
     /// sides carry a profile.
     package static func attach(to comparison: Comparison, baseline: Report, current: Report) -> Comparison {
-        let baseByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var comparison = comparison
-        for index in comparison.entries.indices {
-            let entry = comparison.entries[index]
-            guard entry.verdict == .regressed, entry.metric == .instructions,
-                let base = baseByID[entry.id]?.functionProfile, let new = currentByID[entry.id]?.functionProfile
-            else { continue }
-            comparison.entries[index].functionDifferential = differential(base: base, current: new)
-        }
-        return comparison
+        attach(
+            to: comparison, baseline: baseline, current: current, metrics: [.instructions], profile: \.functionProfile,
+            differential: \.functionDifferential, by: { differential(base: $0, current: $1) })
     }
 
     /// The comparison with a sampled ``timeDifferential(base:current:)`` on every regressed time
     /// entry whose both sides carry a time profile.
     package static func attachTime(to comparison: Comparison, baseline: Report, current: Report) -> Comparison {
+        attach(
+            to: comparison, baseline: baseline, current: current, metrics: [.wallTime, .cpuTime],
+            profile: \.timeProfile, differential: \.timeDifferential, by: timeDifferential)
+    }
+
+    /// `by`'s differential of each regressed entry of one of `metrics` whose both sides carry `profile`.
+    private static func attach(
+        to comparison: Comparison, baseline: Report, current: Report, metrics: Set<Metric>,
+        profile: KeyPath<BenchmarkResult, FunctionProfile?>,
+        differential: WritableKeyPath<ComparisonEntry, FunctionDifferential?>,
+        by compare: (FunctionProfile, FunctionProfile) -> FunctionDifferential?
+    ) -> Comparison {
         let baseByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var comparison = comparison
         for index in comparison.entries.indices {
             let entry = comparison.entries[index]
-            guard entry.verdict == .regressed, entry.metric == .wallTime || entry.metric == .cpuTime,
-                let base = baseByID[entry.id]?.timeProfile, let new = currentByID[entry.id]?.timeProfile
+            guard entry.verdict == .regressed, metrics.contains(entry.metric),
+                let base = baseByID[entry.id]?[keyPath: profile], let new = currentByID[entry.id]?[keyPath: profile]
             else { continue }
-            comparison.entries[index].timeDifferential = timeDifferential(base: base, current: new)
+            comparison.entries[index][keyPath: differential] = compare(base, new)
         }
         return comparison
     }
