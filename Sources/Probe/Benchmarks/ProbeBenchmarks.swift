@@ -21,6 +21,16 @@ public let probeSuite = BenchmarkSuite(
         Benchmark(
             "Probe/sample/stack-depth-libunwind", parameters: [8, 32, 96],
             instantiate: { depth in try SampledThread(depth: depth ?? 8, method: .libunwind) }),
+        // The same depths of synchronous frames below a task three awaits deep, on a pool thread: the
+        // sample follows the task's async chain (four logical callers and the task's root), or not.
+        Benchmark(
+            "Probe/sample/stack-depth-async", parameters: [8, 32, 96],
+            instantiate: { depth in try SampledThread(depth: depth ?? 8, method: .framePointers, inTask: true) }),
+        Benchmark(
+            "Probe/sample/stack-depth-async-unfollowed", parameters: [8, 32, 96],
+            instantiate: { depth in
+                try SampledThread(depth: depth ?? 8, method: .framePointers, inTask: true, followAsync: false)
+            }),
         // The floor under both: the signal's round trip with a handler that unwinds nothing.
         Benchmark(
             "Probe/sample/signal-round-trip",
@@ -256,17 +266,29 @@ final class SampledThread: BenchmarkInstance, @unchecked Sendable {  // set befo
         deinit { cprobe_lost_time_spinner_destroy(spinner) }
     }
 
-    init(depth: Int, method: StackSampler.UnwindMethod) throws {
+    /// `inTask`: the spinning thread is a pool thread running a task three awaits deep;
+    /// `followAsync`: whether samples follow its async chain (process-wide, restored at tear-down).
+    init(depth: Int, method: StackSampler.UnwindMethod, inTask: Bool = false, followAsync: Bool = true) throws {
         sampler = try StackSampler()
         self.method = method
         let state = try SpinState()
         self.state = state
         let signal = sampler.signal
-        Thread {
-            _ = Heartbeat.currentThread(signal: signal)  // primes libunwind and unblocks the signal
-            spin(depth: depth, state: state)
-            state.finished.signal()
-        }.start()
+        Watchdog.finishStartUpWork()  // the async function table, before the first sample
+        Watchdog.followAsyncChains(followAsync)
+        if inTask {
+            Task.detached {
+                _ = Heartbeat.currentThread(signal: signal)
+                await SampledRoute().handle(depth: depth, state: state)
+                state.finished.signal()
+            }
+        } else {
+            Thread {
+                _ = Heartbeat.currentThread(signal: signal)  // primes libunwind and unblocks the signal
+                spin(depth: depth, state: state)
+                state.finished.signal()
+            }.start()
+        }
         while state.tid.load(ordering: .acquiring) == 0 { usleep(100) }
         threadID = state.tid.load(ordering: .acquiring)
     }
@@ -286,6 +308,7 @@ final class SampledThread: BenchmarkInstance, @unchecked Sendable {  // set befo
     func tearDown() {
         cprobe_lost_time_spinner_stop(state.spinner)
         state.finished.wait()
+        Watchdog.followAsyncChains(true)
         if ProcessInfo.processInfo.environment["PROBE_BENCHMARK_VERBOSE"] != nil {
             print("sampled depth \(deepest), unanswered \(unanswered)")
         }
@@ -317,6 +340,29 @@ private func spin(depth: Int, state: SampledThread.SpinState) {
     cprobe_lost_time_spinner_run(state.spinner)
 }
 
+/// A route's async callers above the spinning frames: handler → service → repository, each with
+/// work after its await (no tail call), as a server's request is.
+private struct SampledRoute {
+    @inline(never) func handle(depth: Int, state: SampledThread.SpinState) async {
+        await SampledService().price(depth: depth, state: state)
+        blackHole(1)
+    }
+}
+
+private struct SampledService {
+    @inline(never) func price(depth: Int, state: SampledThread.SpinState) async {
+        await SampledRepository().load(depth: depth, state: state)
+        blackHole(2)
+    }
+}
+
+private struct SampledRepository {
+    @inline(never) func load(depth: Int, state: SampledThread.SpinState) async {
+        spin(depth: depth, state: state)
+        blackHole(3)
+    }
+}
+
 /// Unwinds the benchmark's own thread from `depth` frames down.
 final class UnwindDepth {
     let depth: Int
@@ -324,6 +370,9 @@ final class UnwindDepth {
 
     init(depth: Int) {
         self.depth = depth
+        // Which code keeps frame records, as a watchdog publishes it: without it every frame goes to
+        // libunwind, and "frame-pointers" measured libunwind (2026-11-28, docs/probe-in-a-server.md).
+        Watchdog.finishStartUpWork()
         cprobe_prime_unwinder()
         cprobe_attach_thread()
     }

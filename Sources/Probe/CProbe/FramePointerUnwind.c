@@ -30,6 +30,8 @@
 #define UNW_LOCAL_ONLY
 #include "FramePointerUnwind.h"
 
+#include "AsyncChains.h"
+
 #include <libunwind.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -295,12 +297,21 @@ typedef struct {
     /// The attached thread's outermost frames, when walking the thread that runs this code.
     const attached_thread *tail;
     int libunwind_steps;
+    /// Each frame's record (0 when not known), for the async chain that starts at FP-8 of an async
+    /// frame: `capacity` entries, or NULL.
+    uintptr_t *fps;
 } walk_state;
 
 static int push(walk_state *w, uintptr_t pc) {
     if (w->depth >= w->capacity) return 0;
+    if (w->fps) w->fps[w->depth] = 0;
     w->pcs[w->depth++] = code_address(pc);
     return w->depth < w->capacity;
+}
+
+// The innermost pushed frame's record is `fp`: remembered when its async slot (FP-8) is on the stack.
+static void note_record(walk_state *w, uintptr_t fp) {
+    if (w->fps && w->depth > 0 && fp - 8 >= w->low) w->fps[w->depth - 1] = fp;
 }
 
 static int record_readable(const walk_state *w, uintptr_t fp) {
@@ -358,6 +369,7 @@ static void walk_with_libunwind(walk_state *w, unw_context_t *uc, int signal_fra
 // return address is next). `floor`: records must lie above it and move strictly outwards.
 static void walk_records(walk_state *w, uintptr_t fp, uintptr_t floor) {
     while (record_readable(w, fp) && fp >= floor) {
+        note_record(w, fp);
         uintptr_t next = ((const uintptr_t *)fp)[0];
         uintptr_t ret = code_address(((const uintptr_t *)fp)[1]);
         if (ret == 0) return;
@@ -580,7 +592,9 @@ _Static_assert(offsetof(ucontext_t, uc_mcontext.regs) == offsetof(unw_context_t,
 
 int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int capacity, int *libunwind_steps) {
     const unw_context_t *uc = context;
-    walk_state w = {.pcs = pcs, .capacity = capacity};
+    uintptr_t fps[CPROBE_UNWIND_MAX_FRAMES];
+    int chain = method != CPROBE_UNWIND_NONE && capacity <= CPROBE_UNWIND_MAX_FRAMES && cprobe_async_chain_wanted();
+    walk_state w = {.pcs = pcs, .capacity = capacity, .fps = chain ? fps : NULL};
     if (capacity <= 0) return 0;
     uintptr_t pc = CONTEXT_PC(uc);
     uintptr_t sp = CONTEXT_SP(uc);
@@ -600,18 +614,29 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
         unw_cursor_t cursor;
         if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) == 0) {
             do {
-                unw_word_t ip = 0;
+                unw_word_t ip = 0, bp = 0;
                 if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-                pcs[w.depth++] = code_address((uintptr_t)ip);
+                push(&w, (uintptr_t)ip);
+                // A caller in an async function is past its prologue: its frame pointer is its
+                // record. (The interrupted frame may not be; its record is not trusted here.)
+                if (w.fps && w.depth > 1 && unw_get_reg(&cursor, UNW_FRAME_POINTER, &bp) == 0 && bp != 0 &&
+                    (bp & 7) == 0 && cprobe_in_async_function(code_address((uintptr_t)ip) - 1)) {
+                    w.fps[w.depth - 1] = (uintptr_t)bp;
+                }
                 w.libunwind_steps++;
             } while (w.depth < capacity && unw_step(&cursor) > 0);
         }
     }
+    if (w.fps) w.depth = cprobe_splice_async_chain(pcs, w.fps, w.depth, capacity);
     if (libunwind_steps) *libunwind_steps = w.libunwind_steps;
     return w.depth;
 }
 
 // MARK: - A thread blocked in a syscall, from /proc/self/task/TID/syscall
+
+static int follows_call(uintptr_t ret);
+
+int cprobe_return_follows_call(uintptr_t ret) { return follows_call(ret); }
 
 // True when the bytes before `ret` end in a call instruction: what makes a stack word a return
 // address rather than a stale code pointer.
@@ -652,42 +677,54 @@ static uintptr_t find_record(const walk_state *w, uintptr_t from) {
     return 0;
 }
 
+static int unwind_blocked(walk_state *w, uintptr_t pc, uintptr_t sp);
+
 int cprobe_unwind_blocked(uintptr_t pc, uintptr_t sp, uintptr_t low, uintptr_t high, uintptr_t *pcs, int capacity) {
-    walk_state w = {.pcs = pcs, .capacity = capacity, .low = low, .high = high};
+    uintptr_t fps[CPROBE_UNWIND_MAX_FRAMES];
+    walk_state w = {
+        .pcs = pcs, .capacity = capacity, .low = low, .high = high,
+        .fps = capacity <= CPROBE_UNWIND_MAX_FRAMES ? fps : NULL};
     if (capacity <= 0 || sp < low || sp >= high || pc == 0) return 0;
-    push(&w, pc);
+    w.depth = unwind_blocked(&w, pc, sp);
+    // Another thread's stack: whether it runs a task cannot be asked, so every frame may be async.
+    return w.fps ? cprobe_splice_async_chain(pcs, w.fps, w.depth, capacity) : w.depth;
+}
+
+// The walk of cprobe_unwind_blocked, into `w`: returns the depth.
+static int unwind_blocked(walk_state *w, uintptr_t pc, uintptr_t sp) {
+    push(w, pc);
     // The syscall wrapper and whatever libc frames lead to it have DWARF unwind tables but no
     // frame records; the frame pointer is unknown (the kernel shows only sp and pc), so step with
     // libunwind until a frame in frame-pointer code, then find that frame's record on the stack.
     unw_context_t uc;
     context_for(&uc, pc, sp, 0, 0);
     unw_cursor_t cursor;
-    if (unw_init_local2(&cursor, &uc, UNW_INIT_SIGNAL_FRAME) != 0) return w.depth;
+    if (unw_init_local2(&cursor, &uc, UNW_INIT_SIGNAL_FRAME) != 0) return w->depth;
     for (int steps = 0; steps < 16; steps++) {
         unw_word_t ip = 0, frame_sp = 0, bp = 0;
         if (unw_step(&cursor) <= 0 || unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) {
 #if defined(__aarch64__)
             // A wrapper that keeps its return address in x30, which the kernel does not show: its
             // caller is lost, the records above it are not.
-            uintptr_t record = steps == 0 ? find_record(&w, sp) : 0;
-            if (record) walk_records(&w, record, sp);
+            uintptr_t record = steps == 0 ? find_record(w, sp) : 0;
+            if (record) walk_records(w, record, sp);
 #endif
-            return w.depth;
+            return w->depth;
         }
         unw_get_reg(&cursor, UNW_REG_SP, &frame_sp);
         unw_get_reg(&cursor, UNW_FRAME_POINTER, &bp);
-        if (!push(&w, (uintptr_t)ip)) return w.depth;
+        if (!push(w, (uintptr_t)ip)) return w->depth;
         if (!cprobe_in_frame_pointer_code(code_address((uintptr_t)ip))) continue;
         // A libc frame that saved the frame pointer gave it back to libunwind; otherwise look for
         // the record on the stack.
         uintptr_t record = 0;
-        if (bp >= frame_sp && record_readable(&w, (uintptr_t)bp)) {
+        if (bp >= frame_sp && record_readable(w, (uintptr_t)bp)) {
             record = (uintptr_t)bp;
         } else {
-            record = find_record(&w, (uintptr_t)frame_sp);
+            record = find_record(w, (uintptr_t)frame_sp);
         }
-        if (record) walk_records(&w, record, (uintptr_t)frame_sp);
-        return w.depth;
+        if (record) walk_records(w, record, (uintptr_t)frame_sp);
+        return w->depth;
     }
-    return w.depth;
+    return w->depth;
 }

@@ -112,7 +112,8 @@ package struct WatchDemoCommand: ParsableCommand {
         ]
         for frame in record.topStack.prefix(6) {
             let module = frame.module.map { ($0 as NSString).lastPathComponent } ?? ""
-            lines.append("    \(frame.symbol ?? "0x" + String(frame.address, radix: 16))  [\(module)]")
+            let marker = frame.async == true ? "[async] " : ""
+            lines.append("    \(marker)\(frame.symbol ?? "0x" + String(frame.address, radix: 16))  [\(module)]")
         }
         return lines.joined(separator: "\n")
     }

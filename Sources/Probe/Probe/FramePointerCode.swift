@@ -19,9 +19,12 @@ enum FramePointerCode {
         public var sampled: Int
         public var withFrameRecord: Int
         public var keepsFrameRecords: Bool
+        /// Functions that keep a Swift async context below their frame record (`AsyncChains`).
+        public var asyncFunctions = 0
 
         public var description: String {
-            "\(keepsFrameRecords ? "frame records" : "libunwind    ") \(withFrameRecord)/\(sampled) \(path)"
+            "\(keepsFrameRecords ? "frame records" : "libunwind    ") \(withFrameRecord)/\(sampled) "
+                + "\(asyncFunctions) async \(path)"
         }
     }
 
@@ -50,13 +53,18 @@ enum FramePointerCode {
     /// The modules' verdicts, and the images whose function indexes the signal handler reads for
     /// ever (kept here, so nothing can free them).
     private static let publication: (modules: [Module], images: [ELFImage]) = {
-        let (modules, ranges, images) = classify(Symbolicator.readMappings())
+        let (modules, ranges, images, asyncRanges) = classify(Symbolicator.readMappings())
         let published = Array(ranges.prefix(Int(CPROBE_MAX_FP_RANGES)))
         _ = cprobe_set_frame_pointer_code(published, Int32(published.count))
+        AsyncChains.publish(asyncRanges)
         return (modules, images)
     }()
 
-    static func classify(_ mappings: [Symbolicator.Mapping]) -> ([Module], [cprobe_code_range], [ELFImage]) {
+    /// Each module's verdict, the ranges of frame-record code, the images kept for the handler, and
+    /// the async functions' ranges of each module that keeps frame records.
+    static func classify(
+        _ mappings: [Symbolicator.Mapping]
+    ) -> ([Module], [cprobe_code_range], [ELFImage], [[(start: UInt, end: UInt)]]) {
         // Executable, file-backed mappings (a module may have several), by path.
         var executable: [String: [Symbolicator.Mapping]] = [:]
         var order: [String] = []
@@ -67,14 +75,28 @@ enum FramePointerCode {
         var modules: [Module] = []
         var ranges: [cprobe_code_range] = []
         var images: [ELFImage] = []
+        var asyncRanges: [[(start: UInt, end: UInt)]] = []
+        var asyncWithoutRecords: [String] = []
         for path in order {
             let maps = executable[path] ?? []
             // The symbolicator's image, which it keeps: stall stacks name functions of these modules.
             guard let image = Symbolicator.shared.image(path: path) else { continue }
             let (sampled, withRecord) = countFrameRecords(image, mappings: maps)
             let keeps = sampled > 0 && Double(withRecord) >= threshold * Double(sampled)
-            modules.append(Module(path: path, sampled: sampled, withFrameRecord: withRecord, keepsFrameRecords: keeps))
-            guard keeps else { continue }
+            var module = Module(path: path, sampled: sampled, withFrameRecord: withRecord, keepsFrameRecords: keeps)
+            guard keeps else {
+                modules.append(module)
+                // The program's own async code only: a toolchain library built without frame records
+                // (Swift Testing's) is not the service's to rebuild.
+                if !InAppFrames.isSystemModule(path), image.hasFunction(nameEndingWith: ["TQ0_", "TY0_"]) {
+                    asyncWithoutRecords.append(path)
+                }
+                continue
+            }
+            let async = AsyncChains.asyncRanges(of: image, mappings: maps)
+            module.asyncFunctions = async.functions
+            modules.append(module)
+            asyncRanges.append(async.ranges)
             images.append(image)
             let index = image.functionIndex
             for mapping in maps {
@@ -90,7 +112,8 @@ enum FramePointerCode {
                 ranges.append(range)
             }
         }
-        return (modules, ranges, images)
+        AsyncChains.noteModulesWithoutRecords(asyncWithoutRecords)
+        return (modules, ranges, images, asyncRanges)
     }
 
     /// Reads the first bytes of up to 1,000 functions (spread over the module) from the module's file

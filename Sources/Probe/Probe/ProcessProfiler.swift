@@ -136,7 +136,8 @@ public final class ProcessProfiler: ProfileSource {
     }
 
     /// Every thread's current stack, as Go's `goroutine?debug=2`: `thread <tid> [<name>, <state>]:`,
-    /// one frame a line (`function +0xOFF`, or `function` then `\tfile:line`), a blank line between.
+    /// one frame a line (`function +0xOFF`, or `function` then `\tfile:line`; a logical caller from
+    /// Swift's async chain as `[async] function`, as Swift's backtracer marks it), a blank line between.
     public func threadDumpText() -> String {
         let dump = threadDump()
         var text = ""
@@ -144,6 +145,7 @@ public final class ProcessProfiler: ProfileSource {
             if index > 0 { text += "\n" }
             text += "thread \(thread.tid) [\(thread.name), \(thread.state)]:\n"
             for frame in thread.frames {
+                if frame.async == true { text += "[async] " }
                 if let file = frame.file {
                     text += "\(frame.functionName)\n\t\(file):\(frame.line ?? 0)\n"
                 } else if frame.address != 0, let offset = frame.symbolOffset, frame.symbol != nil {

@@ -10,6 +10,17 @@ enum StallBuilder {
         for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, now: UInt64,
         cpuNow: Int64?, symbolicator: Symbolicator
     ) -> StallRecord {
+        var record = stallRecord(
+            for: episode, watchdog: watchdog, threshold: threshold, ongoing: ongoing, now: now, cpuNow: cpuNow,
+            symbolicator: symbolicator)
+        record.asyncCallers = AsyncChains.unavailable
+        return record
+    }
+
+    private static func stallRecord(
+        for episode: StallEpisode, watchdog: String, threshold: UInt64, ongoing: Bool, now: UInt64,
+        cpuNow: Int64?, symbolicator: Symbolicator
+    ) -> StallRecord {
         let elapsed = now.saturatingSubtract(episode.busySince)
         let duration = elapsed > episode.excused ? elapsed - episode.excused : 0
         let start = episode.startDate

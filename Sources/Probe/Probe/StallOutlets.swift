@@ -139,13 +139,16 @@ final class StallOutlets: Sendable {
             "probe.group": .string(record.groupKey),
         ]
         metadata["probe.top"] = .array(record.topStack.prefix(8).map { .string(StallOutlets.describe($0)) })
+        if let asyncCallers = record.asyncCallers, AsyncChains.firstToSayUnavailable() {
+            logger.warning("stall stacks have no async callers: \(asyncCallers)")
+        }
         logger.warning(
             "stall of \(milliseconds) ms on \(record.watchdog) (\(record.classification.rawValue))\(record.ongoing ? ", ongoing" : "")",
             metadata: metadata)
     }
 
     static func describe(_ frame: StackFrame) -> String {
-        if let symbol = frame.symbol { return symbol }
+        if let symbol = frame.symbol { return (frame.async == true ? "[async] " : "") + symbol }
         let module = frame.module.map { ($0 as NSString).lastPathComponent } ?? "?"
         return "\(module)+0x\(String(frame.moduleOffset ?? frame.address, radix: 16))"
     }

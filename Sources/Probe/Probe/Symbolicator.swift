@@ -29,6 +29,8 @@ public final class Symbolicator: Sendable {
         var path: String
         /// Readable and executable (`r-x`): code whose bytes can be read in place.
         var executable = false
+        /// Readable and writable (`rw-`): data, the heap, stacks.
+        var writable = false
     }
 
     private struct State {
@@ -45,13 +47,25 @@ public final class Symbolicator: Sendable {
 
     /// Symbolicates a stack captured by a sample: innermost first, the first address is the
     /// interrupted instruction and the others are return addresses (looked up at `address - 1`,
-    /// which is inside the call instruction, so a call that ends a function still names its caller).
+    /// which is inside the call instruction, so a call that ends a function still names its caller),
+    /// or async resume points (tagged by the sampler; looked up as they are, marked `async`).
     public func symbolicate(stack: [UInt]) -> [StackFrame] {
-        stack.enumerated().map { index, pc in
-            var frame = symbolicate(lookupAddress: UInt64(pc) &- (index == 0 ? 0 : 1))
-            frame.address = UInt64(pc)
+        AsyncChains.refreshContextMemoryIfStale()
+        return stack.enumerated().map { index, pc in
+            let (address, lookup, async) = Self.lookupAddress(pc, index: index)
+            var frame = symbolicate(lookupAddress: lookup)
+            frame.address = address
+            if async { frame.async = true }
             return frame
         }
+    }
+
+    /// A sampled pc's address, the address to look its function up at, and whether it is an async
+    /// resume point.
+    private static func lookupAddress(_ pc: UInt, index: Int) -> (address: UInt64, lookup: UInt64, async: Bool) {
+        let async = pc & cprobe_async_frame_tag() != 0
+        let address = UInt64(pc & ~cprobe_async_frame_tag())
+        return (address, address &- (index == 0 || async ? 0 : 1), async)
     }
 
     /// Symbolicates one address exactly as given.
@@ -84,8 +98,10 @@ public final class Symbolicator: Sendable {
     package func symbolicateWithLinkNames(stack: [UInt]) -> [(frame: StackFrame, linkName: String?)] {
         state.withLock { state in
             stack.enumerated().map { index, pc in
-                var resolved = lookUp(UInt64(pc) &- (index == 0 ? 0 : 1), in: &state)
-                resolved.frame.address = UInt64(pc)
+                let (address, lookup, async) = Self.lookupAddress(pc, index: index)
+                var resolved = lookUp(lookup, in: &state)
+                resolved.frame.address = address
+                if async { resolved.frame.async = true }
                 return resolved
             }
         }
@@ -122,7 +138,7 @@ public final class Symbolicator: Sendable {
         guard let linkAddress = image.virtualAddress(forFileOffset: fileOffset) else { return (frame, nil) }
         frame.moduleOffset = linkAddress
         if let (symbol, offset) = image.symbol(containing: linkAddress) {
-            frame.symbol = Demangler.demangle(symbol.name)
+            frame.symbol = Demangler.functionName(symbol.name)
             frame.symbolOffset = offset
             return (frame, symbol.name)
         }
@@ -170,7 +186,8 @@ public final class Symbolicator: Sendable {
             result.append(
                 Mapping(
                     start: start, end: end, fileOffset: offset, path: path,
-                    executable: permissions.hasPrefix("r") && permissions.dropFirst(2).hasPrefix("x")))
+                    executable: permissions.hasPrefix("r") && permissions.dropFirst(2).hasPrefix("x"),
+                    writable: permissions.hasPrefix("rw")))
         }
         return result.sorted { $0.start < $1.start }
     }
@@ -188,5 +205,19 @@ public final class Symbolicator: Sendable {
             defer { free(demangled) }
             return String(cString: demangled)
         }
+    }
+
+    /// The demangled name of the function `name` is code of: a resume partial function of an async
+    /// function ("(1) suspend resume partial function for X") is named X, as Swift's backtracer
+    /// names its `[async]` frames, so a function's frames merge whatever await they stand at.
+    public static func functionName(_ name: String) -> String {
+        let demangled = demangle(name)
+        guard demangled.hasPrefix("("), let close = demangled.firstIndex(of: ")") else { return demangled }
+        for kind in [") suspend resume partial function for ", ") await resume partial function for "] {
+            if demangled[close...].hasPrefix(kind) {
+                return String(demangled[demangled.index(close, offsetBy: kind.count)...])
+            }
+        }
+        return demangled
     }
 }

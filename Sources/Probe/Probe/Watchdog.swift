@@ -142,6 +142,7 @@ public final class Watchdog: Sendable {
         if case .cooperativePool = target, isRunning, limitations.isEmpty {
             limitations += PoolJobs.shortcomings(startedAt: runningSince)
         }
+        if isRunning, let asyncCallers = AsyncChains.unavailable { limitations.append("async callers \(asyncCallers)") }
         return limitations
     }
 

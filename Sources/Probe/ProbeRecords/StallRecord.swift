@@ -52,6 +52,10 @@ public struct StallRecord: Codable, Sendable, Equatable {
     /// Where the stalled thread's CPU went on its way into the stall and during it, from the flight
     /// recorder (nil without one, or when it holds no sample of the thread in that window).
     public var before: StallLeadUp?
+    /// Why the stacks end at the running async function instead of following its async callers:
+    /// "unavailable (no frame records: MODULE)" when the program's async code was built with frame
+    /// pointers omitted. Nil when chains are followed (or the program has no async code).
+    public var asyncCallers: String?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
@@ -122,11 +126,17 @@ public struct StackFrame: Codable, Sendable, Equatable, Hashable {
     public var moduleOffset: UInt64?
     public var file: String?
     public var line: Int?
+    /// True for a logical caller read from Swift's async context chain (an `[async]` frame, as
+    /// Swift's backtracer marks it): `address` is the resume function's entry, not a return
+    /// address. Absent for the thread's own frames.
+    public var async: Bool?
 
     public init(
         address: UInt64, symbol: String? = nil, symbolOffset: UInt64? = nil, module: String? = nil,
-        buildID: String? = nil, moduleOffset: UInt64? = nil, file: String? = nil, line: Int? = nil
+        buildID: String? = nil, moduleOffset: UInt64? = nil, file: String? = nil, line: Int? = nil,
+        async: Bool? = nil
     ) {
+        self.async = async
         self.address = address
         self.symbol = symbol
         self.symbolOffset = symbolOffset

@@ -11,6 +11,10 @@
 //   probe-test-helper memory BREADCRUMB JSONL clean|hog|segfault|wait — a memory watch with a breadcrumb.
 //   probe-test-helper serve-starved — a ProfileServer on loopback, every pool thread blocked; prints
 //                                      `blocked=N` and `port=P`, serves until its stdin closes.
+//   probe-test-helper async-crash   — three awaits deep (after a real suspension), prints the async
+//                                      frames of Probe's own unwind (`probe-async 0xADDRESS NAME`),
+//                                      then crashes: run with SWIFT_BACKTRACE=enable=yes, the Swift
+//                                      runtime's backtracer prints its `[async]` frames to compare.
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
@@ -307,6 +311,45 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
     }
 }
 
+/// The async chain of the cross-check: repository ← service ← handler, each with work after its await.
+struct CrossCheckRepository {
+    @inline(never) func loadStockLevels(_ order: Int) async -> Int {
+        try? await Task.sleep(for: .milliseconds(1))
+        return unwindThenCrash(order) &+ 1
+    }
+}
+
+struct CrossCheckService {
+    @inline(never) func priceOrder(_ order: Int) async -> Int {
+        let stock = await CrossCheckRepository().loadStockLevels(order)
+        return stock &* 3
+    }
+}
+
+@inline(never) func handleCrossCheckRequest(_ order: Int) async -> Int {
+    let price = await CrossCheckService().priceOrder(order)
+    return price &+ 7
+}
+
+@inline(never) func unwindThenCrash(_ order: Int) -> Int {
+    Watchdog.finishStartUpWork()
+    cprobe_prime_unwinder()
+    cprobe_attach_thread()
+    var pcs = [UInt](repeating: 0, count: Int(CPROBE_MAX_FRAMES))
+    let depth = Int(cprobe_unwind_self_with(Int32(CPROBE_UNWIND_FRAME_POINTERS), &pcs, CPROBE_MAX_FRAMES))
+    for frame in Symbolicator.shared.symbolicate(stack: Array(pcs.prefix(depth))) where frame.async == true {
+        print("probe-async 0x\(String(frame.address, radix: 16)) \(frame.functionName)")
+    }
+    fflush(nil)
+    if order > 0 { fatalError("async-crash: the cross-check's crash") }
+    return depth
+}
+
+func asyncCrash() {
+    Task.detached { _ = await handleCrossCheckRequest(1) }
+    while true { sleep(60) }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("pause-target", _): pauseTarget()
@@ -320,10 +363,11 @@ case ("long-spin", 3): longSpin(stallsPath: arguments[1], seconds: Int(arguments
 case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
 case ("memory", 4): memory(breadcrumb: arguments[1], jsonLines: arguments[2], action: arguments[3])
 case ("serve-starved", 1): serveStarved()
+case ("async-crash", 1): asyncCrash()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash\n"
                 .utf8))
     exit(1)
 }

@@ -55,10 +55,11 @@ enum CallTreeDisplay {
         return "0x" + String(frame.address, radix: 16)
     }
 
-    /// Everything known about a frame on one line: symbol+offset, module, source location, address.
+    /// Everything known about a frame on one line: `[async]` for a logical caller from Swift's async
+    /// chain, symbol+offset, module, source location, address.
     static func fullName(_ frame: StackFrame?) -> String {
         guard let frame else { return "all samples" }
-        var text = shortName(frame)
+        var text = (frame.async == true ? "[async] " : "") + shortName(frame)
         if frame.symbol != nil, let offset = frame.symbolOffset { text += " + 0x" + String(offset, radix: 16) }
         if let module = frame.module { text += " in " + module }
         if let file = frame.file { text += " at \(file)" + (frame.line.map { ":\($0)" } ?? "") }

@@ -181,6 +181,23 @@ public struct ELFImage: Sendable {
             .sorted { ($0.name.utf8.count, $0.name) < ($1.name.utf8.count, $1.name) }
     }
 
+    /// Whether a function's (mangled) name ends with one of `suffixes`: for Swift, whether the module
+    /// has async code (its resume partial functions end in `TQ0_` or `TY0_`). Reads the string table
+    /// once, as the prefix search does.
+    public func hasFunction(nameEndingWith suffixes: [String]) -> Bool {
+        guard let strings = source.bytes(at: strings.lowerBound, count: strings.count) else { return false }
+        let wanted = suffixes.map { Array($0.utf8) }
+        return strings.withUnsafeBufferPointer { raw in
+            entries.contains { entry in
+                var end = Int(entry.name)
+                while end < raw.count, raw[end] != 0 { end += 1 }
+                return wanted.contains { suffix in
+                    end - Int(entry.name) >= suffix.count && raw[(end - suffix.count)..<end].elementsEqual(suffix)
+                }
+            }
+        }
+    }
+
     private func symbol(_ entry: Entry) -> Symbol {
         Symbol(
             name: source.string(at: strings.lowerBound + UInt64(entry.name)), address: base + UInt64(entry.offset),

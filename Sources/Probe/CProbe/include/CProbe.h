@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "FramePointerUnwind.h"
+#include "AsyncChains.h"
 #include "PoolJobs.h"
 #include "Breadcrumb.h"
 #include "ProfileSocket.h"

@@ -10,6 +10,9 @@ extern "C" {
 /// Most address ranges of frame-pointer code (executable mappings of modules whose functions
 /// keep frame records).
 #define CPROBE_MAX_FP_RANGES 256
+/// Most frames a walk keeps frame records for (an async frame's chain starts at its record); deeper
+/// walks get no async chain.
+#define CPROBE_UNWIND_MAX_FRAMES 256
 /// Outermost frames of a thread remembered when it is attached (start_thread, clone3, …).
 #define CPROBE_TAIL_FRAMES 24
 
@@ -63,9 +66,14 @@ int cprobe_attach_thread(void);
 int cprobe_thread_attached(void);
 
 /// Unwinds the interrupted context (a signal handler's `ucontext_t`) of the calling thread into
-/// `pcs`, innermost first. Async-signal-safe. `libunwind_steps` (may be NULL) receives how many
+/// `pcs`, innermost first, with the async chain of a running task spliced in (AsyncChains.h).
+/// Async-signal-safe. `libunwind_steps` (may be NULL) receives how many
 /// frames needed libunwind. Returns the depth.
 int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int capacity, int *libunwind_steps);
+
+/// True when `ret`, in frame-record code, follows a call instruction: a return address, not a stale
+/// or made-up code pointer. Async-signal-safe.
+int cprobe_return_follows_call(uintptr_t ret);
 
 /// Unwinds a thread of this process that is blocked in a syscall, from the stack pointer and
 /// program counter `/proc/self/task/TID/syscall` shows, without signalling it. [low, high) is the

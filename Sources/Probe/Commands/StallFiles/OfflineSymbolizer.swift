@@ -77,7 +77,7 @@ struct OfflineSymbolizer {
         return objects.map { object in
             let frames = (object["Symbol"] as? [[String: Any]] ?? []).map { frame in
                 Position(
-                    function: known(frame["FunctionName"] as? String).map(Demangler.demangle),
+                    function: known(frame["FunctionName"] as? String).map(Demangler.functionName),
                     file: known(frame["FileName"] as? String),
                     line: (frame["Line"] as? Int).flatMap { $0 > 0 ? $0 : nil })
             }
@@ -92,7 +92,7 @@ struct OfflineSymbolizer {
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         return (0..<count).map { index in
             guard 2 * index + 1 < lines.count else { return Location(position: Position()) }
-            let function = known(String(lines[2 * index])).map(Demangler.demangle)
+            let function = known(String(lines[2 * index])).map(Demangler.functionName)
             var place = lines[2 * index + 1]
             if let space = place.firstIndex(of: " ") { place = place[..<space] }
             guard let colon = place.lastIndex(of: ":") else { return Location(position: Position(function: function)) }

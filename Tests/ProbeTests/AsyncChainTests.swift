@@ -1,0 +1,178 @@
+import CProbe
+import ELFSymbols
+import Foundation
+import Testing
+
+@testable @_spi(Benchmarks) import Probe
+
+/// Three async functions deep, then a synchronous spin: the shape of a route → service →
+/// repository → slow code stall.
+struct ChainedRepository {
+    @inline(never) func loadStock(_ thread: SpinningThread, suspendFirst: Bool) async {
+        if suspendFirst { await Task.yield() }
+        recurseThenSpin(2, thread)
+    }
+}
+
+struct ChainedService {
+    let repository = ChainedRepository()
+    @inline(never) func priceOrder(_ thread: SpinningThread, suspendFirst: Bool) async {
+        await repository.loadStock(thread, suspendFirst: suspendFirst)
+        blackHoleForProbeTest(1)
+    }
+}
+
+@inline(never) func handleOrderRequest(_ thread: SpinningThread, suspendFirst: Bool) async {
+    await ChainedService().priceOrder(thread, suspendFirst: suspendFirst)
+    blackHoleForProbeTest(2)
+}
+
+@Suite(.serialized)
+struct AsyncChainTests {
+    func sampledStack(suspendFirst: Bool, method: StackSampler.UnwindMethod) throws -> [UInt] {
+        FramePointerCode.publish()
+        let thread = SpinningThread(task: { thread in
+            await handleOrderRequest(thread, suspendFirst: suspendFirst)
+        })
+        defer { thread.finish() }
+        let sampler = try StackSampler()
+        return try #require(sampler.takeSample(threadID: thread.threadID, method: method)).stack
+    }
+
+    func sampledNames(suspendFirst: Bool, method: StackSampler.UnwindMethod) throws -> [(String, Bool)] {
+        let stack = try sampledStack(suspendFirst: suspendFirst, method: method)
+        return Symbolicator.shared.symbolicate(stack: stack).map { ($0.symbol ?? "?", $0.async ?? false) }
+    }
+
+    @Test(arguments: [false, true], [StackSampler.UnwindMethod.framePointers, .libunwind])
+    func aSampleFollowsTheAsyncCallers(suspendFirst: Bool, method: StackSampler.UnwindMethod) throws {
+        let frames = try sampledNames(suspendFirst: suspendFirst, method: method)
+        let text = frames.map { "\($0.1 ? "[async] " : "")\($0.0)" }.joined(separator: "\n")
+        let wanted = [
+            "spinHere", "recurseThenSpin", "ChainedRepository.loadStock", "ChainedService.priceOrder",
+            "handleOrderRequest",
+        ]
+        var position = 0
+        for name in wanted {
+            let found = frames[position...].firstIndex { $0.0.contains(name) }
+            #expect(found != nil, "\(name) missing after frame \(position):\n\(text)")
+            position = (found ?? position) + 1
+        }
+        // The thread's own frames follow the chain: the executor that runs the job.
+        #expect(frames[position...].contains { $0.0.contains("swift_job_run") && !$0.1 }, "\(text)")
+    }
+
+    /// The same program at the same point, unwound by Probe and by the Swift runtime's backtracer
+    /// (`SWIFT_BACKTRACE`, an independent implementation): the same `[async]` frames, by address.
+    @Test func theChainEqualsTheSwiftBacktracers() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
+        process.arguments = ["async-crash"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,color=no,threads=crashed,sanitize=no"
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let crash = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let probe = printed.split(separator: "\n").filter { $0.hasPrefix("probe-async ") }
+            .compactMap { UInt64($0.split(separator: " ")[1].dropFirst(2), radix: 16) }
+        // `  3 [async]          0x00005582d6292d40 specialized Service.price(_:) in …`
+        let backtracer = crash.split(separator: "\n").filter { $0.contains("[async]") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("0x") }.flatMap { UInt64($0.dropFirst(2), radix: 16) }
+        }
+        #expect(probe.count >= 3, "Probe's async frames:\n\(printed)")
+        #expect(probe == backtracer, "Probe:\n\(printed)\nthe Swift backtracer:\n\(crash)")
+        #expect(
+            printed.contains("CrossCheckService.priceOrder") && printed.contains("handleCrossCheckRequest"),
+            "\(printed)")
+    }
+
+    /// Contexts that are not contexts end the walk at their first bad link, counted, and are never
+    /// read in place outside the memory a context may live in.
+    @Test func aBadChainEndsTheWalkAndIsCounted() throws {
+        FramePointerCode.publish()
+        AsyncChains.refreshContextMemory()
+        let resume = try #require(try asyncFunctionAddress())
+        var out = [UInt](repeating: 0, count: 16)
+        var ended: Int32 = -1
+        let before = AsyncChains.counts
+        func walk(_ context: UInt) -> Int { Int(cprobe_walk_async_chain(context, &out, 16, &ended)) }
+        // Null, misaligned, unmapped (the first page), and a page that cannot be read at all.
+        let guardPage = try #require(mmap(nil, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        defer { munmap(guardPage, 4096) }
+        for context: UInt in [0, 0x1001, 8, UInt(bitPattern: guardPage)] {
+            #expect(walk(context) == 0)
+            #expect(ended == Int32(CPROBE_CHAIN_BAD_CONTEXT))
+        }
+        // Code instead of a context: read (it is readable), its "resume function" is not async code.
+        let code = try #require(Symbolicator.readMappings().first { $0.executable && $0.path.hasPrefix("/") })
+        #expect(walk(UInt(code.start)) == 0 && ended == Int32(CPROBE_CHAIN_BAD_RESUME))
+        // Heap memory holding garbage: a caller pointing anywhere, a resume function that is not async code.
+        let garbage = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
+        defer { garbage.deallocate() }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1000 {
+            garbage[0] = UInt.random(in: 1...UInt.max, using: &generator)
+            garbage[1] = UInt.random(in: 1...UInt.max, using: &generator)
+            #expect(walk(UInt(bitPattern: garbage)) == 0 && ended == Int32(CPROBE_CHAIN_BAD_RESUME))
+        }
+        // A well-formed context whose caller is unmapped: one frame, then the walk stops.
+        garbage[0] = 0xdead_beef_0000
+        garbage[1] = resume
+        #expect(walk(UInt(bitPattern: garbage)) == 1)
+        #expect(ended == Int32(CPROBE_CHAIN_BAD_CONTEXT) && out[0] == resume)
+        // A cycle: bounded by the room given.
+        garbage[0] = UInt(bitPattern: garbage)
+        #expect(walk(UInt(bitPattern: garbage)) == 16 && ended == Int32(CPROBE_CHAIN_FULL))
+        // Memory mapped after the last refresh (a heap that grew): read through the syscall, the chain
+        // goes on to its root, and a refresh is asked for.
+        _ = cprobe_context_memory_stale()
+        let fresh = try #require(mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        defer { munmap(fresh, 4096) }
+        let words = fresh.assumingMemoryBound(to: UInt.self)
+        words[0] = 0
+        words[1] = resume
+        #expect(walk(UInt(bitPattern: fresh)) == 1 && ended == Int32(CPROBE_CHAIN_ROOT) && out[0] == resume)
+        #expect(cprobe_context_memory_stale() == 1)
+        let after = AsyncChains.counts
+        #expect(after.bad_contexts - before.bad_contexts == 5)
+        #expect(after.bad_resumes - before.bad_resumes == 1001)
+    }
+
+    /// Every resume partial function of this binary (named `…TQ0_`, `…TY1_`: how Swift's backtracer
+    /// spots async frames) is found by its prologue; a C function is not.
+    @Test func everyAsyncFunctionIsFoundByItsPrologue() throws {
+        let modules = FramePointerCode.publish()
+        let path = try #require(Bundle.main.executablePath)
+        let module = try #require(modules.first { $0.path == path })
+        let image = try ELFImage(path: path)
+        #expect(image.hasFunction(nameEndingWith: ["TQ0_", "TY0_"]))
+        let mapping = try #require(Symbolicator.readMappings().first { $0.path == path && $0.executable })
+        let slide = mapping.start &- (image.virtualAddress(forFileOffset: mapping.fileOffset) ?? 0)
+        let partials = image.functions(withPrefix: "$s").filter { symbol in
+            let name = symbol.name.utf8
+            guard name.last == UInt8(ascii: "_") else { return false }
+            let digits = name.dropLast().reversed().prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            let kind = String(decoding: name.dropLast(1 + digits.count).suffix(2), as: UTF8.self)
+            return !digits.isEmpty && (kind == "TQ" || kind == "TY")
+        }
+        #expect(partials.count > 100)
+        let missed = partials.filter { cprobe_in_async_function(UInt(truncatingIfNeeded: $0.address &+ slide)) == 0 }
+        #expect(missed.isEmpty, "\(missed.count) of \(partials.count), e.g. \(missed.prefix(3).map(\.name))")
+        #expect(module.asyncFunctions >= partials.count)
+        // A synchronous function is not async code.
+        let sync = try #require(image.function(named: "cprobe_gettid"))
+        #expect(cprobe_in_async_function(UInt(truncatingIfNeeded: sync.address &+ slide)) == 0)
+    }
+
+    /// The entry of an async function of this binary, from the sampled chain of a running task.
+    func asyncFunctionAddress() throws -> UInt? {
+        let frames = try sampledStack(suspendFirst: true, method: .framePointers)
+        return frames.first { $0 & cprobe_async_frame_tag() != 0 }.map { $0 & ~cprobe_async_frame_tag() }
+    }
+}
