@@ -406,21 +406,8 @@ enum GoPprof {
         environment["GOTOOLCHAIN"] = "local"
         environment["GOFLAGS"] = "-mod=mod"
         environment["PPROF_TMPDIR"] = home.path
-        let process = Process()
-        process.executableURL = go
-        process.arguments = ["tool", "pprof"] + arguments
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        let run = try ChildProcess.run(go, ["tool", "pprof"] + arguments, environment: environment)
+        return Outcome(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     /// `-top`'s rows after its header line (`flat  flat%   sum%        cum   cum%`), first first.

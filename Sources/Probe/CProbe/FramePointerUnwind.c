@@ -583,6 +583,18 @@ static uintptr_t step_interrupted(walk_state *w, const unw_context_t *context) {
     }
 }
 
+// The interrupted frame's own record, when libunwind's step from it (`caller`, now at its caller)
+// shows that the frame pointer holds it: work done inline in an async function is interrupted there,
+// and its chain starts at that record. 0 otherwise (a leaf, a prologue or epilogue).
+static uintptr_t interrupted_record(const unw_context_t *context, unw_cursor_t *caller) {
+    uintptr_t sp = CONTEXT_SP(context), bp = CONTEXT_FP(context);
+    unw_word_t cfa = 0, caller_bp = 0;
+    if (unw_get_reg(caller, UNW_REG_SP, &cfa) < 0 || unw_get_reg(caller, UNW_FRAME_POINTER, &caller_bp) < 0) return 0;
+    if (bp < sp + 8 || bp + 16 > cfa || (bp & 7) != 0 || !cprobe_in_async_function(CONTEXT_PC(context))) return 0;
+    // Between the frame's sp and its caller's, so readable; a record holds the caller's frame pointer.
+    return ((const uintptr_t *)bp)[0] == caller_bp ? bp : 0;
+}
+
 // A signal handler's ucontext_t is read through libunwind's unw_context_t: same registers, same places.
 #if defined(__aarch64__)
 _Static_assert(offsetof(ucontext_t, uc_mcontext.pc) == offsetof(unw_context_t, uc_mcontext.pc), "pc");
@@ -618,11 +630,12 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
                 if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
                 push(&w, (uintptr_t)ip);
                 // A caller in an async function is past its prologue: its frame pointer is its
-                // record. (The interrupted frame may not be; its record is not trusted here.)
+                // record. The interrupted frame's is when libunwind's step confirms it (below).
                 if (w.fps && w.depth > 1 && unw_get_reg(&cursor, UNW_FRAME_POINTER, &bp) == 0 && bp != 0 &&
                     (bp & 7) == 0 && cprobe_in_async_function(code_address((uintptr_t)ip) - 1)) {
                     w.fps[w.depth - 1] = (uintptr_t)bp;
                 }
+                if (w.fps && w.depth == 2) w.fps[0] = interrupted_record(uc, &cursor);
                 w.libunwind_steps++;
             } while (w.depth < capacity && unw_step(&cursor) > 0);
         }
