@@ -15,13 +15,6 @@ import Synchronization
 /// prologues, so no code page becomes resident. Code built without frame records has no slot
 /// and no chain: `limitations` says so.
 enum AsyncChains {
-    /// One module's async functions, for diagnostics and tests.
-    struct Module: Sendable {
-        var path: String
-        /// Functions whose prologue keeps the async context slot.
-        var asyncFunctions: Int
-    }
-
     /// Reads every function's first bytes of the modules that keep frame records and returns
     /// their async functions' address ranges in this process, sorted and merged.
     static func asyncRanges(
@@ -29,12 +22,13 @@ enum AsyncChains {
     ) -> (ranges: [(start: UInt, end: UInt)], functions: Int) {
         var ranges: [(start: UInt, end: UInt)] = []
         var functions = 0
+        let candidates = image.functionRanges.filter { $0.size >= UInt64(prologueBytes) }
         for mapping in mappings {
             guard let link = image.virtualAddress(forFileOffset: mapping.fileOffset) else { continue }
             let length = mapping.end - mapping.start
             let slide = mapping.start &- link
             var chunk: (offset: UInt64, bytes: [UInt8]) = (0, [])
-            for function in image.functionRanges where function.size >= UInt64(prologueBytes) {
+            for function in candidates {
                 guard let offset = image.fileOffset(forVirtualAddress: function.address),
                     offset >= mapping.fileOffset, offset + UInt64(prologueBytes) <= mapping.fileOffset + length
                 else { continue }
