@@ -194,7 +194,7 @@ int cprobe_splice_async_chain(uintptr_t *pcs, const uintptr_t *fps, int depth, i
         uintptr_t pc = pcs[i];
         if (!in_async_code(i == 0 ? pc : pc - 1)) continue;
         uintptr_t context = ((const uintptr_t *)fps[i])[-1];
-        uintptr_t chain[128];
+        uintptr_t chain[64];  // on the handler's stack, as the records are; a deeper chain is cut there
         int room = capacity - (i + 1);
         int limit = room < (int)(sizeof chain / sizeof chain[0]) ? room : (int)(sizeof chain / sizeof chain[0]);
         int ended = CPROBE_CHAIN_ROOT;

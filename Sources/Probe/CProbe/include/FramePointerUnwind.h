@@ -11,8 +11,9 @@ extern "C" {
 /// keep frame records).
 #define CPROBE_MAX_FP_RANGES 256
 /// Most frames a walk keeps frame records for (an async frame's chain starts at its record); deeper
-/// walks get no async chain.
-#define CPROBE_UNWIND_MAX_FRAMES 256
+/// walks get no async chain. As many as a sample holds: the records sit on the signal handler's stack
+/// (1 KiB), which may be a thread's small alternate signal stack.
+#define CPROBE_UNWIND_MAX_FRAMES 128
 /// Outermost frames of a thread remembered when it is attached (start_thread, clone3, …).
 #define CPROBE_TAIL_FRAMES 24
 
