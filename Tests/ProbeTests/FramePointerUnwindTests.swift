@@ -22,12 +22,15 @@ final class SpinningThread: Sendable {
         while tid.load(ordering: .acquiring) == 0 { usleep(100) }
     }
 
-    /// The body runs in a task on the cooperative pool instead of a thread of its own.
+    /// The body runs in a task, its jobs run by the Swift runtime (`swift_job_run`) on a thread of
+    /// its own: on the cooperative pool a spinning task takes one of its two threads here, and a
+    /// test blocked waiting for it on the other hung the whole test run (CI, 2026-11-28).
     init(task body: @escaping @Sendable (SpinningThread) async -> Void) {
-        Task.detached { [self] in
-            _ = Heartbeat.currentThread()
+        let executor = OwnThreadExecutor()
+        Task.detached(executorPreference: executor) { [self] in
             await body(self)
             finished.signal()
+            executor.stop()
         }
         while tid.load(ordering: .acquiring) == 0 { usleep(100) }
     }
@@ -50,6 +53,44 @@ final class SpinningThread: Sendable {
     func finish() {
         stop.store(true, ordering: .relaxed)
         finished.wait()
+    }
+}
+
+/// A task executor with one thread, prepared for the sampling signal as a watched thread is: it runs
+/// the jobs given to it in order until stopped.
+final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {  // `jobs` and `stopped` under `condition`
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    init() {
+        Thread { [self] in
+            _ = Heartbeat.currentThread()
+            while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    /// The thread ends once the jobs enqueued so far have run.
+    func stop() {
+        condition.withLock {
+            stopped = true
+            condition.signal()
+        }
+    }
+
+    private func next() -> UnownedJob? {
+        condition.withLock {
+            while jobs.isEmpty && !stopped { condition.wait() }
+            return jobs.isEmpty ? nil : jobs.removeFirst()
+        }
     }
 }
 
@@ -88,7 +129,7 @@ func sortThroughLibcThenSpin(_ thread: SpinningThread) {
 }
 
 /// A task on the cooperative pool that spins in a synchronous call: the stack passes through the
-/// concurrency runtime (C++ mixed with Swift) and libdispatch.
+/// concurrency runtime (C++ mixed with Swift).
 @inline(never)
 func spinInATask(_ thread: SpinningThread) async {
     recurseThenSpin(3, thread)

@@ -19,6 +19,7 @@
 #include "FramePointerUnwind.h"
 
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -37,9 +38,15 @@ typedef struct {
     uintptr_t pairs[];  // start, end, start, end, … sorted
 } range_table;
 
-// Published once filled; replaced tables are never freed, because a handler may still read them.
+// Published once filled. A replaced table is freed only when no handler is inside a walk: each public
+// entry counts itself in `table_readers` before loading a table (sequentially consistent, so a
+// publisher that reads 0 after its exchange knows every later reader loads the new table).
 static _Atomic(range_table *) async_functions;
 static _Atomic(range_table *) context_memory;
+static _Atomic int table_readers;
+static pthread_mutex_t publishing = PTHREAD_MUTEX_INITIALIZER;
+static range_table *retired[64];  // under `publishing`; a table retired while the list is full is kept
+static int retired_count;
 static _Atomic int chains_on;
 typedef void *(*current_task_function)(void);
 static _Atomic(current_task_function) current_task;
@@ -53,9 +60,26 @@ static int publish(_Atomic(range_table *) *slot, const uintptr_t *ranges, int co
     if (!table) return -1;
     table->count = count;
     memcpy(table->pairs, ranges, (size_t)count * 2 * sizeof(uintptr_t));
-    atomic_store_explicit(slot, table, memory_order_release);
+    pthread_mutex_lock(&publishing);
+    range_table *old = atomic_exchange(slot, table);
+    if (old && retired_count < (int)(sizeof retired / sizeof retired[0])) retired[retired_count++] = old;
+    if (atomic_load(&table_readers) == 0) {
+        for (int i = 0; i < retired_count; i++) free(retired[i]);
+        retired_count = 0;
+    }
+    pthread_mutex_unlock(&publishing);
     return 0;
 }
+
+int cprobe_async_tables_held(void) {
+    pthread_mutex_lock(&publishing);
+    int held = retired_count;
+    pthread_mutex_unlock(&publishing);
+    return held;
+}
+
+static void enter_tables(void) { atomic_fetch_add(&table_readers, 1); }
+static void leave_tables(void) { atomic_fetch_sub(&table_readers, 1); }
 
 // Verdicts already looked up, async or not: a chain's links and the executor's frames under it are
 // the same few pcs sample after sample, and a binary search over thousands of ranges touches a dozen
@@ -111,7 +135,14 @@ static int range_of_memory(uintptr_t address, uintptr_t known[2]) {
     return 1;
 }
 
-int cprobe_in_async_function(uintptr_t pc) { return in_table(&async_functions, pc, 1); }
+static int async_function_at(uintptr_t pc) { return in_table(&async_functions, pc, 1); }
+
+int cprobe_in_async_function(uintptr_t pc) {
+    enter_tables();
+    int async = async_function_at(pc);
+    leave_tables();
+    return async;
+}
 
 // cprobe_in_async_function through the verdict cache.
 static int in_async_code(uintptr_t pc) {
@@ -119,7 +150,7 @@ static int in_async_code(uintptr_t pc) {
     if (pc == 0) return 0;
     if (atomic_load_explicit(&async_pcs[slot], memory_order_relaxed) == pc) return 1;
     if (atomic_load_explicit(&other_pcs[slot], memory_order_relaxed) == pc) return 0;
-    int async = cprobe_in_async_function(pc);
+    int async = async_function_at(pc);
     atomic_store_explicit(async ? &async_pcs[slot] : &other_pcs[slot], pc, memory_order_relaxed);
     return async;
 }
@@ -145,7 +176,16 @@ static int read_context(uintptr_t context, uintptr_t words[2], uintptr_t known[2
     return read == (long)(2 * sizeof(uintptr_t));
 }
 
+static int walk_chain(uintptr_t context, uintptr_t *out, int capacity, int *ended);
+
 int cprobe_walk_async_chain(uintptr_t context, uintptr_t *out, int capacity, int *ended) {
+    enter_tables();
+    int depth = walk_chain(context, out, capacity, ended);
+    leave_tables();
+    return depth;
+}
+
+static int walk_chain(uintptr_t context, uintptr_t *out, int capacity, int *ended) {
     int depth = 0;
     uintptr_t known[2] = {0, 0};
     for (;;) {
@@ -185,8 +225,17 @@ int cprobe_async_chain_wanted(void) {
     return task == NULL || task() != NULL;
 }
 
+static int splice_chain(uintptr_t *pcs, const uintptr_t *fps, int depth, int capacity);
+
 int cprobe_splice_async_chain(uintptr_t *pcs, const uintptr_t *fps, int depth, int capacity) {
     if (!atomic_load_explicit(&chains_on, memory_order_relaxed) || depth <= 0) return depth;
+    enter_tables();
+    int spliced = splice_chain(pcs, fps, depth, capacity);
+    leave_tables();
+    return spliced;
+}
+
+static int splice_chain(uintptr_t *pcs, const uintptr_t *fps, int depth, int capacity) {
     // The outermost async frame: each job runs one async function at a time (async calls are tail
     // calls), so outermost-first finds it after the executor's few frames, not after every leaf.
     for (int i = depth - 1; i >= 0; i--) {
@@ -198,7 +247,7 @@ int cprobe_splice_async_chain(uintptr_t *pcs, const uintptr_t *fps, int depth, i
         int room = capacity - (i + 1);
         int limit = room < (int)(sizeof chain / sizeof chain[0]) ? room : (int)(sizeof chain / sizeof chain[0]);
         int ended = CPROBE_CHAIN_ROOT;
-        int count = cprobe_walk_async_chain(context, chain, limit, &ended);
+        int count = walk_chain(context, chain, limit, &ended);
         atomic_fetch_add_explicit(&walked_chains, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&walked_frames, (uint64_t)count, memory_order_relaxed);
         // A partial function that reserves room for its tail calls' arguments (`sub $16,%rsp` before

@@ -39,6 +39,9 @@ int cprobe_set_async_functions(const uintptr_t *ranges, int count);
 /// Publishes the sorted [start, end) pairs of the writable memory async contexts may live in (the
 /// heap and anonymous mappings), as `/proc/self/maps` showed them. Returns 0 or -1.
 int cprobe_set_context_memory(const uintptr_t *ranges, int count);
+/// Replaced tables not freed yet (a handler was inside a walk when they were replaced): freed at the
+/// next publish that finds no handler walking.
+int cprobe_async_tables_held(void);
 /// Turns the splicing of async chains into sampled stacks on (1) or off (0). `current_task` is the
 /// runtime's `swift_task_getCurrent` (or NULL): a thread running no task has no async frame, so its
 /// samples skip the search.
