@@ -124,14 +124,12 @@ rsync -rlc --delete --exclude '/.build*' --exclude '/.git' --exclude '/Reports' 
     "$checkout/" "$cache/src/"
 # The test targets run here, and the NIO products only when asked (the manifest is trimmed in the copy).
 tests=${ARM64_TESTS:-PerfReportTests ELFSymbolsTests HarnessTests ProbeTests PixelArtTests}
-# Tests left out here, each with its reason (docs/platforms.md): Debian's swiftlang 6.2.3 leaves the
-# cooperative pool's threads unnamed (their name is the process's), so Probe does not find the pool
-# (CooperativePoolTests); a watchdog thread of another test is still named probe-wd- under
-# emulation's slowness (cause not yet found); a blocked thread's stack is read from /proc/…/syscall,
+# Tests left out here, each with its reason (docs/platforms.md): a watchdog thread of another test is
+# still named probe-wd- under emulation's slowness (cause not yet found); a blocked thread's stack is read from /proc/…/syscall,
 # which does not work under emulation, and a 1 s profile takes over 3 s there
 # (aStarvedPoolStillGetsAnswers); qemu-user keeps a guest thread's blocked signals to itself, so
 # /proc's SigBlk never shows them (the two signal-blocked tests).
-skips=(--skip CooperativePoolTests --skip aWatchdogStartedFromThePoolHasItsOwnNameAndIsNoPoolThread
+skips=(--skip aWatchdogStartedFromThePoolHasItsOwnNameAndIsNoPoolThread
     --skip aStarvedPoolStillGetsAnswers --skip aThreadBlockingTheSignalIsCountedNotDropped
     --skip aThreadThatUnblocksTheSignalIsSampledFromThen)
 python3 - "$cache/src/Package.swift" "$tests" "${ARM64_NIO:-0}" <<'PY'

@@ -10,12 +10,15 @@ import Testing
 @Suite(.serialized)
 struct CooperativePoolTests {
     /// Runs the helper in `mode`; returns its output and the stalls it wrote.
-    func runHelper(_ mode: String, _ extra: String...) throws -> (output: String, stalls: [StallRecord]) {
+    func runHelper(_ mode: String, _ extra: String..., environment: [String: String] = [:]) throws -> (
+        output: String, stalls: [StallRecord]
+    ) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("probe-pool-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
         process.arguments = [mode, path] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -30,9 +33,12 @@ struct CooperativePoolTests {
     }
 
     /// Every pool thread blocked in a semaphore wait inside a task for 600 ms: one stall,
-    /// `starved`, with the stack of each blocked thread naming the waiting function.
-    @Test func blockingEveryPoolThreadIsOneStarvationWithEachThreadsStack() throws {
-        let (output, stalls) = try runHelper("starve-pool")
+    /// `starved`, with the stack of each blocked thread naming the waiting function — also where the
+    /// pool's threads carry the process's name (Debian's swiftlang 6.2.3): found by what they ran.
+    @Test(arguments: [false, true])
+    func blockingEveryPoolThreadIsOneStarvationWithEachThreadsStack(unnamed: Bool) throws {
+        let (output, stalls) = try runHelper(
+            "starve-pool", environment: unnamed ? ["PROBE_TEST_HELPER_UNNAMED_POOL": "1"] : [:])
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("blocked=") }, "\(output)")
         let blocked = Set(line.dropFirst("blocked=".count).split(separator: ",").compactMap { Int32($0) })
         #expect(blocked.count == ProcessInfo.processInfo.activeProcessorCount)
@@ -55,6 +61,9 @@ struct CooperativePoolTests {
         #expect(stall.groupKey.hasPrefix("probe_test_helper.waitInsideTaskInHelper"), "\(stall.groupKey)")
         // Only the blocked threads: neither Probe's threads nor idle Dispatch workers.
         #expect(Set(threads.map(\.threadID)) == blocked, "\(threads.map { ($0.threadID, $0.name ?? "") })")
+        if unnamed {
+            #expect(threads.allSatisfy { $0.name == "probe-test-help" }, "\(threads.map { $0.name ?? "" })")
+        }
         #expect(stall.sampleCount == threads.reduce(0) { $0 + $1.sampleCount })
     }
 
@@ -149,14 +158,21 @@ struct CooperativePoolTests {
         #expect(output.contains("stalls=0"), "\(output)")
     }
 
-    /// The pool's threads are found by name: a default-priority task runs on a thread whose name
-    /// is the one Probe knows, and listing the pool finds that thread.
-    @Test func poolThreadsAreFoundByTheirName() async throws {
+    /// The pool's threads are found by name where the runtime names them (Swift 6.3 on Debian 12): a
+    /// default-priority task runs on a thread whose name is the one Probe knows, and listing the pool
+    /// finds that thread. Where it does not (Debian's swiftlang 6.2.3), by the id learned from a ping.
+    @Test func poolThreadsAreFoundByTheirNameOrByWhatTheyRan() async throws {
         let seen = await Task.detached(priority: CooperativePoolPinger.priority) {
-            (StackSampler.currentThreadID, CooperativePoolThreads.currentThreadName())
+            CooperativePoolThreads.learnCurrentThread()
+            return (StackSampler.currentThreadID, CooperativePoolThreads.currentThreadName() ?? "")
         }.value
-        #expect(seen.1 == CooperativePoolThreads.defaultPriorityName)
-        let pool = CooperativePoolThreads.list(named: [CooperativePoolThreads.defaultPriorityName])
-        #expect(pool.contains { $0.id == seen.0 }, "\(pool)")
+        #expect(CooperativePoolThreads.list().contains { $0.id == seen.0 }, "\(CooperativePoolThreads.list())")
+        #expect(CooperativePoolThreads.contains(tid: seen.0, name: seen.1))
+        #expect(ProfileSamples.threadKind(ofThreadNamed: seen.1, tid: seen.0) == .pool)
+        // The main thread is no pool thread, though it shares the name unnamed pool threads carry.
+        let main = getpid()
+        let mainName = CooperativePoolThreads.name(of: main) ?? ""
+        #expect(!CooperativePoolThreads.list().contains { $0.id == main })
+        #expect(ProfileSamples.threadKind(ofThreadNamed: mainName, tid: main) == .other)
     }
 }

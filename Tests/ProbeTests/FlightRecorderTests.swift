@@ -6,7 +6,19 @@ import Synchronization
 import Testing
 
 /// What a stall's thread computes on its way in (the flight recorder's `before` must name it).
-@inline(never) func flightPhaseAForProbeTest(milliseconds: Int) { spinForProbeTest(milliseconds: milliseconds) }
+/// It spins until it has had `milliseconds` of CPU: on a loaded machine 300 ms of wall time gave it
+/// a fifth of that, too few samples to check (CI-like load, 2026-11-28).
+@inline(never) func flightPhaseAForProbeTest(milliseconds: Int) {
+    func cpuNanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    }
+    let end = cpuNanoseconds() + milliseconds * 1_000_000
+    var x = 1
+    while cpuNanoseconds() < end { x = x &* 31 &+ 7 }
+    blackHoleForProbeTest(x)
+}
 /// Where it then blocks.
 @inline(never) func flightPhaseBForProbeTest(microseconds: UInt32) { usleep(microseconds) }
 
@@ -52,7 +64,7 @@ extension ProcessProfilerTests {
         let before = try #require(stalls[0].before, "no lead-up in \(stalls[0])")
         let top = before.topStack.compactMap(\.symbol)
         #expect(top.contains { $0.contains("flightPhaseAForProbeTest") }, "\(top)")
-        #expect(before.sampleCount >= 10, "\(before.sampleCount) samples at 97 Hz over 300 ms")
+        #expect(before.sampleCount >= 10, "\(before.sampleCount) samples at 97 Hz over 300 ms of CPU")
         #expect(before.fromNanoseconds == -5e9 && before.toNanoseconds >= 850e6, "\(before)")
         // Written out with the record, read back the same.
         let decoded = try JSONDecoder().decode(StallRecord.self, from: JSONEncoder().encode(stalls[0]))

@@ -37,7 +37,7 @@ final class CPUTimers {
     let interval: UInt64
     private let set: Int32
     /// Whether a thread, by its name, is sampled (the request's kinds and name prefixes).
-    private let selects: @Sendable (String) -> Bool
+    private let selects: @Sendable (_ name: String, _ tid: Int32) -> Bool
     /// The thread that drains, never sampled.
     private let drainingThread = cprobe_gettid()
     /// Every thread tracked so far, by the index its samples carry.
@@ -61,7 +61,7 @@ final class CPUTimers {
 
     /// Claims a timer set and installs the handler for `signal`.
     init(
-        signal: Int32, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
+        signal: Int32, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) throws(ProcessProfiler.ProfileError) {
         self.signal = signal
         self.interval = interval
@@ -158,7 +158,7 @@ final class CPUTimers {
         for tid in present
         where indexByTID[tid] == nil && tid != drainingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            if !selects(name) {
+            if !selects(name, tid) {
                 ignored.insert(tid)
                 continue
             }
@@ -287,7 +287,7 @@ final class CPUTimerSampling {
     static let threadRefresh: UInt64 = 100_000_000
 
     init(
-        signal: Int32, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
+        signal: Int32, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) throws(ProcessProfiler.ProfileError) {
         timers = try CPUTimers(signal: signal, interval: interval, selects: selects)
     }

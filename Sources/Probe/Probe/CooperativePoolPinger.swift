@@ -21,7 +21,6 @@ final class CooperativePoolPinger: Pinger {
 
     private let arrivals: PingArrivals
     private let signal: Int32
-    private let names = PoolThreadNames()
     private let lastPreparation = Atomic<UInt64>(0)
     /// The current interval between preparations, in ns as the stamps it is compared with.
     private let currentPreparationInterval = Atomic<UInt64>(CooperativePoolPinger.preparationInterval.nanoseconds)
@@ -33,9 +32,8 @@ final class CooperativePoolPinger: Pinger {
 
     func post(generation: UInt64) {
         let arrivals = self.arrivals
-        let names = self.names
         Task.detached(priority: Self.priority) {
-            if arrivals.arrive(generation: generation) { names.learnCurrentThread() }
+            if arrivals.arrive(generation: generation) { CooperativePoolThreads.learnCurrentThread() }
         }
     }
 
@@ -45,7 +43,7 @@ final class CooperativePoolPinger: Pinger {
     var threadID: Int32? { nil }
 
     func poolThreads() -> [PoolThread]? {
-        CooperativePoolThreads.list(named: names.all)
+        CooperativePoolThreads.list()
     }
 
     /// Makes sure every pool thread can be sampled: a thread that never ran a ping still blocks
@@ -75,26 +73,12 @@ final class CooperativePoolPinger: Pinger {
         let count = max(threads.count, ProcessInfo.processInfo.activeProcessorCount)
         let gathering = Gathering(count: count)
         let signal = self.signal
-        let names = self.names
         for _ in 0..<count {
             Task.detached(priority: Self.priority) {
-                if cprobe_prepare_thread(signal) == 1 { names.learnCurrentThread() }
+                if cprobe_prepare_thread(signal) == 1 { CooperativePoolThreads.learnCurrentThread() }
                 gathering.arriveAndWait(patience: Self.preparationPatience)
             }
         }
-    }
-}
-
-/// The names of the pool's threads: the one known for this platform, and those the pings ran on.
-private final class PoolThreadNames: Sendable {
-    private let names = Mutex<Set<String>>([CooperativePoolThreads.defaultPriorityName])
-
-    var all: Set<String> { names.withLock { $0 } }
-
-    /// Called from a ping or preparing task, which runs on a pool thread by definition.
-    func learnCurrentThread() {
-        guard let name = CooperativePoolThreads.currentThreadName() else { return }
-        _ = names.withLock { $0.insert(name) }
     }
 }
 

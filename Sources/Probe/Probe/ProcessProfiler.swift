@@ -113,13 +113,13 @@ public final class ProcessProfiler: ProfileSource {
                 switch request.mode {
                 case .cpu:
                     let sampling = try CPUTimerSampling(
-                        signal: signal, interval: interval, selects: request.selects(threadNamed:))
+                        signal: signal, interval: interval, selects: request.selects(threadNamed:tid:))
                     guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                     return .success(sampling.finish(symbolicator: symbolicator))
                 case .wall:
                     let sampler = try Self.makeSampler(signal: signal)
                     let sampling = ProcessSampling(
-                        sampler: sampler, interval: interval, selects: request.selects(threadNamed:))
+                        sampler: sampler, interval: interval, selects: request.selects(threadNamed:tid:))
                     guard sampling.run(for: request.duration, isCancelled: isCancelled) else { return .success(nil) }
                     return .success(sampling.finish(symbolicator: symbolicator))
                 }

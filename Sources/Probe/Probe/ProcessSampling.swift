@@ -77,11 +77,11 @@ final class ProcessSampling {
 
     /// Only threads of these kinds are tracked (nil: all); the others are remembered in ``ignored``.
     /// Whether a thread, by its name, is sampled (the request's kinds and name prefixes).
-    private let selects: @Sendable (String) -> Bool
+    private let selects: @Sendable (_ name: String, _ tid: Int32) -> Bool
     private var ignored: Set<Int32> = []
 
     init(
-        sampler: StackSampler, interval: UInt64, selects: @escaping @Sendable (String) -> Bool = { _ in true }
+        sampler: StackSampler, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) {
         self.selects = selects
         self.sampler = sampler
@@ -296,7 +296,7 @@ final class ProcessSampling {
         for tid in listing.threads
         where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
-            if !selects(name) {
+            if !selects(name, tid) {
                 ignored.insert(tid)
                 continue
             }

@@ -41,9 +41,11 @@ public struct ProfileRequest: Sendable, Equatable {
         self.threadNames = threadNames
     }
 
-    /// Whether a thread named `name` is one this profile samples.
-    func selects(threadNamed name: String) -> Bool {
-        if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name)) { return false }
+    /// Whether thread `tid`, named `name`, is one this profile samples.
+    func selects(threadNamed name: String, tid: Int32 = 0) -> Bool {
+        if let threadKinds, !threadKinds.contains(ProfileSamples.threadKind(ofThreadNamed: name, tid: tid)) {
+            return false
+        }
         if let threadNames, !threadNames.contains(where: { name.hasPrefix($0) }) { return false }
         return true
     }

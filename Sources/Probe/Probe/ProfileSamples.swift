@@ -67,17 +67,21 @@ struct ProfileSamples {
     static func labels(name: String, tid: Int32) -> [PprofProfile.Label] {
         [
             .init(key: "thread", value: .string(name)),
-            .init(key: "thread_kind", value: .string(threadKind(ofThreadNamed: name).rawValue)),
+            .init(key: "thread_kind", value: .string(threadKind(ofThreadNamed: name, tid: tid).rawValue)),
             .init(key: "thread_id", value: .number(Int64(tid), unit: nil)),
         ]
     }
 
     /// SwiftNIO names its event-loop threads `NIO-ELT-<group>-#<n>` (`NIO-SGLTN-<group>-#<n>` for
     /// `MultiThreadedEventLoopGroup.singleton`'s); the cooperative pool's are libdispatch's root-queue
-    /// workers, named after the queue label's end (`oot.default-qos`).
-    static func threadKind(ofThreadNamed name: String) -> ProfileRequest.ThreadKind {
+    /// workers, named after the queue label's end (`oot.default-qos`), or unnamed threads met running
+    /// pool work (``CooperativePoolThreads``) or a job through Probe's hook (tid 0: by name only).
+    static func threadKind(ofThreadNamed name: String, tid: Int32 = 0) -> ProfileRequest.ThreadKind {
         if name.hasPrefix("NIO-ELT") || name.hasPrefix("NIO-SGLTN") { return .eventLoop }
         if name == CooperativePoolThreads.defaultPriorityName || name.hasSuffix("-qos") { return .pool }
+        if tid != 0 && (CooperativePoolThreads.contains(tid: tid, name: name) || PoolJobs.threads().contains(tid)) {
+            return .pool
+        }
         return .other
     }
 

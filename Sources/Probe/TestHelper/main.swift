@@ -109,7 +109,50 @@ final class BlockedThreads: Sendable {
     let ids = Mutex<[Int32]>([])
 }
 
+/// With PROBE_TEST_HELPER_UNNAMED_POOL=1 the pool's threads carry the process's name, as Debian's
+/// swiftlang 6.2.3 leaves them: each is renamed before the watchdog starts, by the tasks that run on
+/// it, and any thread named as a Dispatch worker later within a millisecond.
+let poolUnnamed = ProcessInfo.processInfo.environment["PROBE_TEST_HELPER_UNNAMED_POOL"] == "1"
+let processName = (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?
+    .trimmingCharacters(in: .newlines) ?? "probe-test-help"
+
+func unnameCurrentThread() {
+    if poolUnnamed { try? processName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8) }
+}
+
+func unnamePool() {
+    guard poolUnnamed else { return }
+    let width = ProcessInfo.processInfo.activeProcessorCount
+    let arrived = BlockedThreads()
+    let done = DispatchSemaphore(value: 0)
+    for _ in 0..<width {
+        Task.detached {
+            unnameCurrentThread()
+            arrived.ids.withLock { $0.append(StackSampler.currentThreadID) }
+            let deadline = DispatchTime.now().uptimeNanoseconds + 100_000_000
+            while arrived.ids.withLock({ $0.count }) < width && DispatchTime.now().uptimeNanoseconds < deadline {
+                usleep(1000)
+            }
+            done.signal()
+        }
+    }
+    for _ in 0..<width { done.wait() }
+    Thread {
+        while true {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            for tid in tasks {
+                let path = "/proc/self/task/\(tid)/comm"
+                if let name = try? String(contentsOfFile: path, encoding: .utf8), name.hasSuffix("-qos\n") {
+                    try? processName.write(toFile: path, atomically: false, encoding: .utf8)
+                }
+            }
+            usleep(1000)
+        }
+    }.start()
+}
+
 func starvePool(stallsPath: String) {
+    unnamePool()
     let watchdog = startPoolWatchdog(stallsPath: stallsPath)
     Thread.sleep(forTimeInterval: 0.3)  // pings go through while the pool is free
     let width = ProcessInfo.processInfo.activeProcessorCount
@@ -118,6 +161,7 @@ func starvePool(stallsPath: String) {
     let blocked = BlockedThreads()
     for _ in 0..<width {
         Task.detached {
+            unnameCurrentThread()
             blocked.ids.withLock { $0.append(StackSampler.currentThreadID) }
             started.signal()
             waitInsideTaskInHelper(release)
