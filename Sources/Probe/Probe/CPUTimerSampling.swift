@@ -61,7 +61,8 @@ final class CPUTimers {
 
     /// Claims a timer set and installs the handler for `signal`.
     init(
-        signal: Int32, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
+        signal: Int32, interval: UInt64,
+        selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) throws(ProcessProfiler.ProfileError) {
         self.signal = signal
         self.interval = interval
@@ -287,7 +288,8 @@ final class CPUTimerSampling {
     static let threadRefresh: UInt64 = 100_000_000
 
     init(
-        signal: Int32, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
+        signal: Int32, interval: UInt64,
+        selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) throws(ProcessProfiler.ProfileError) {
         timers = try CPUTimers(signal: signal, interval: interval, selects: selects)
     }

@@ -81,7 +81,8 @@ final class ProcessSampling {
     private var ignored: Set<Int32> = []
 
     init(
-        sampler: StackSampler, interval: UInt64, selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
+        sampler: StackSampler, interval: UInt64,
+        selects: @escaping @Sendable (_ name: String, _ tid: Int32) -> Bool = { _, _ in true }
     ) {
         self.selects = selects
         self.sampler = sampler

@@ -113,7 +113,8 @@ final class BlockedThreads: Sendable {
 /// swiftlang 6.2.3 leaves them: each is renamed before the watchdog starts, by the tasks that run on
 /// it, and any thread named as a Dispatch worker later within a millisecond.
 let poolUnnamed = ProcessInfo.processInfo.environment["PROBE_TEST_HELPER_UNNAMED_POOL"] == "1"
-let processName = (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?
+let processName =
+    (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?
     .trimmingCharacters(in: .newlines) ?? "probe-test-help"
 
 func unnameCurrentThread() {
