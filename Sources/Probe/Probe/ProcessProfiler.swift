@@ -138,13 +138,15 @@ public final class ProcessProfiler: ProfileSource {
     /// Every thread's current stack, as Go's `goroutine?debug=2`: `thread <tid> [<name>, <state>]:`,
     /// one frame a line (`function +0xOFF`, or `function` then `\tfile:line`; a logical caller from
     /// Swift's async chain as `[async] function`, as Swift's backtracer marks it), a blank line between.
+    ///
+    /// Then the Swift tasks (``SwiftTasks``): `task <id> [<state>…] ×<count>:` over the task's await
+    /// site and logical callers, tasks with the same state and chain as one entry (their ids listed
+    /// after `# ids`), a running task's stack being its thread's.
     public func threadDumpText() -> String {
         let dump = threadDump()
         var text = ""
-        for (index, thread) in dump.threads.enumerated() {
-            if index > 0 { text += "\n" }
-            text += "thread \(thread.tid) [\(thread.name), \(thread.state)]:\n"
-            for frame in thread.frames {
+        func write(_ frames: [StackFrame]) {
+            for frame in frames {
                 if frame.async == true { text += "[async] " }
                 if let file = frame.file {
                     text += "\(frame.functionName)\n\t\(file):\(frame.line ?? 0)\n"
@@ -155,23 +157,60 @@ public final class ProcessProfiler: ProfileSource {
                 }
             }
         }
+        for (index, thread) in dump.threads.enumerated() {
+            if index > 0 { text += "\n" }
+            text += "thread \(thread.tid) [\(thread.name), \(thread.state)]:\n"
+            write(thread.frames)
+        }
         if let note = dump.note { text += "\n# \(note)\n" }
+        let tasks = dump.tasks
+        text += "\n# \(tasks.summary)\(tasks.note.map { " (\($0))" } ?? "")\n"
+        for group in tasks.groups {
+            text +=
+                "\ntask \(group.ids[0]) [\(Self.stateText(group))]\(group.ids.count > 1 ? " ×\(group.ids.count)" : ""):\n"
+            if group.ids.count > 1 {
+                let shown = group.ids.prefix(20).map(String.init).joined(separator: " ")
+                text += "# ids \(shown)\(group.ids.count > 20 ? " …" : "")\n"
+            }
+            write(symbolicator.symbolicate(stack: group.stack))
+        }
         return text
     }
 
+    /// `suspended, waiting on continuation`, `running (its stack is its thread's)`.
+    private static func stateText(_ group: TaskDump.Group) -> String {
+        switch group.state {
+        case .running: return "running (its stack is its thread's)"
+        case .suspended, .enqueued, .notStarted:
+            return group.state.rawValue + (group.waitingOn.map { ", waiting on \($0)" } ?? "")
+        }
+    }
+
     /// The same stacks as pprof (Go's `goroutine?debug=0`): one sample a thread, `threads/count` 1,
-    /// labelled `thread` and `thread_kind`.
+    /// labelled `thread` and `thread_kind`; then one sample a group of tasks that are not running,
+    /// its count the group's, labelled `task_state` (and `task_id`, the group's first).
     public func threadDumpProfile() -> Data {
         let dump = threadDump()
-        let samples = dump.threads.map { thread in
+        var samples = dump.threads.map { thread in
             ProcessProfileEncoding.Sample(
                 frames: thread.frames, values: [1], labels: ProfileSamples.labels(name: thread.name, tid: thread.tid))
+        }
+        for group in dump.tasks.groups where group.state != .running {
+            samples.append(
+                ProcessProfileEncoding.Sample(
+                    frames: symbolicator.symbolicate(stack: group.stack), values: [Int64(group.ids.count)],
+                    labels: [
+                        .init(key: "task_state", value: .string(Self.stateText(group))),
+                        .init(key: "task_id", value: .number(Int64(truncatingIfNeeded: group.ids[0]), unit: nil)),
+                    ]))
         }
         let type = PprofProfile.ValueType(type: "threads", unit: "count")
         let profile = ProcessProfileEncoding.profile(
             samples, sampleTypes: [type], periodType: type, period: 1,
             timeNanos: Int64(Date().timeIntervalSince1970 * 1e9), durationNanos: 0,
-            comments: ["thread dump of \(dump.threads.count) threads"] + (dump.note.map { [$0] } ?? []))
+            comments: ["thread dump of \(dump.threads.count) threads", dump.tasks.summary]
+                + (dump.note.map { [$0] } ?? [])
+                + (dump.tasks.note.map { [$0] } ?? []))
         return profile.encoded()
     }
 
@@ -182,9 +221,11 @@ public final class ProcessProfiler: ProfileSource {
             do throws(ProfileError) {
                 let sampler = try Self.makeSampler(signal: signal)
                 let sampling = ProcessSampling(sampler: sampler, interval: 0)
-                return sampling.dump(symbolicator: symbolicator)
+                var dump = sampling.dump(symbolicator: symbolicator)
+                dump.tasks = SwiftTasks.dump()
+                return dump
             } catch {
-                return ThreadDump(threads: [], note: "no stacks: \(error.message)")
+                return ThreadDump(threads: [], note: "no stacks: \(error.message)", tasks: SwiftTasks.dump())
             }
         }
     }
@@ -250,6 +291,8 @@ struct ThreadDump: Sendable {
     var threads: [Thread]
     /// Why the dump is empty or partial, if it is.
     var note: String?
+    /// The Swift tasks, read after the threads.
+    var tasks = TaskDump(groups: [])
 }
 
 /// A wall profile's ticks taken one at a time on the calling thread, for the benchmarks: what one

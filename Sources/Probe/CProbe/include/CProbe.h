@@ -7,6 +7,7 @@
 
 #include "FramePointerUnwind.h"
 #include "AsyncChains.h"
+#include "TaskList.h"
 #include "PoolJobs.h"
 #include "Breadcrumb.h"
 #include "ProfileSocket.h"

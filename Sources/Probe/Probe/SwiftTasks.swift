@@ -1,0 +1,165 @@
+import CProbe
+import Foundation
+
+/// The Swift tasks of this process at one moment, for the thread dump: each task's state and, for a
+/// task that is not running, where it will go on (its await site) and its logical callers. Tasks with
+/// the same state and chain are one group with a count, as Go's `goroutine?debug=1` groups goroutines.
+struct TaskDump: Sendable {
+    enum State: String, Sendable {
+        case running, enqueued, suspended
+        case notStarted = "not started"
+    }
+
+    struct Group: Sendable {
+        var state: State
+        /// What a suspended task waits on: `continuation`, `task`, `task group`, `executor`.
+        var waitingOn: String?
+        /// Ascending; every task of the group.
+        var ids: [UInt64]
+        /// Innermost first, each tagged as an async frame: the await site, then the callers.
+        var stack: [UInt]
+    }
+
+    /// Largest groups first.
+    var groups: [Group]
+    /// Why tasks are not listed, or only partly; nil when every task found is listed.
+    var note: String?
+
+    var count: Int { groups.reduce(0) { $0 + $1.ids.count } }
+
+    /// `1003 tasks: 2 running, 1 enqueued, 1000 suspended`.
+    var summary: String {
+        let states: [State] = [.running, .enqueued, .suspended, .notStarted]
+        let parts = states.compactMap { state -> String? in
+            let n = groups.filter { $0.state == state }.reduce(0) { $0 + $1.ids.count }
+            return n == 0 ? nil : "\(n) \(state.rawValue)"
+        }
+        return "\(count) task\(count == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+}
+
+/// Finds the process's Swift tasks. Swift 6.3's runtime keeps no list of them on Linux and has no
+/// hook at task creation, so the writable memory is scanned for objects whose first word is the
+/// runtime's task metadata (`_swift_concurrency_debug_asyncTaskMetadata`, what swift-inspect matches
+/// on Darwin), read through `process_vm_readv` on this process: memory gone meanwhile is an error
+/// answer, not a crash. Only the task layout the runtime calls version 1 (Swift 6.1 to 6.3) is read.
+enum SwiftTasks {
+    /// The runtime layout this reader knows (`_swift_concurrency_debug_internal_layout_version`).
+    static let knownLayout: UInt32 = 1
+    /// Most tasks listed; a process with more says how many were left out.
+    static let capacity = 100_000
+
+    /// The runtime's debug symbols, or why they cannot be used.
+    static let runtime: Result<Runtime, TaskListUnavailable> = Runtime.find()
+
+    struct Runtime: Sendable {
+        var taskMetadata: UInt
+        var notStartedAdapters: Set<UInt>
+        var waitAdapters: Set<UInt>
+
+        static func find() -> Result<Runtime, TaskListUnavailable> {
+            guard let handle = dlopen(nil, RTLD_NOW) else { return .failure(.init("dlopen failed")) }
+            func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+                dlsym(handle, "_swift_concurrency_debug_" + name)
+            }
+            guard let version = symbol("internal_layout_version"), let metadata = symbol("asyncTaskMetadata") else {
+                return .failure(
+                    .init("the Swift runtime exports no task layout (no Swift concurrency, or a static stdlib)"))
+            }
+            let layout = version.load(as: UInt32.self)
+            guard layout == SwiftTasks.knownLayout else { return .failure(.init("runtime layout \(layout) unknown")) }
+            func pointer(_ name: String) -> UInt? { symbol(name).map { $0.load(as: UInt.self) } }
+            return .success(
+                Runtime(
+                    taskMetadata: metadata.load(as: UInt.self),
+                    notStartedAdapters: Set(["non_future_adapter", "future_adapter"].compactMap(pointer)),
+                    waitAdapters: Set(
+                        ["task_wait_throwing_resume_adapter", "task_future_wait_resume_adapter"].compactMap(pointer))))
+        }
+    }
+
+    /// Every live task, grouped. Reads all writable anonymous memory that is resident: about a
+    /// millisecond per 10 MB here; see docs/probe-in-a-server.md.
+    static func dump() -> TaskDump {
+        let runtime: Runtime
+        switch self.runtime {
+        case .success(let found): runtime = found
+        case .failure(let reason): return TaskDump(groups: [], note: "tasks unavailable: \(reason.message)")
+        }
+        AsyncChains.refreshContextMemory()
+        var ranges: [UInt] = []
+        for mapping in Symbolicator.readMappings()
+        where mapping.writable && (mapping.path.isEmpty || mapping.path == "[heap]") {
+            ranges += [UInt(mapping.start), UInt(mapping.end)]
+        }
+        var tasks = [cprobe_task](repeating: cprobe_task(), count: capacity)
+        var scanned: UInt64 = 0
+        let found = Int(
+            tasks.withUnsafeMutableBufferPointer {
+                cprobe_find_tasks(
+                    ranges, Int32(ranges.count / 2), runtime.taskMetadata, $0.baseAddress, Int32(capacity), &scanned)
+            })
+        guard found >= 0 else { return TaskDump(groups: [], note: "tasks unavailable: no memory for the scan") }
+        var groups: [GroupKey: [UInt64]] = [:]
+        var seen = Set<UInt64>()  // a stale copy of a task's fields elsewhere in memory is not a task
+        for task in tasks.prefix(min(found, capacity)) where seen.insert(task.id).inserted {
+            groups[key(of: task, runtime: runtime), default: []].append(task.id)
+        }
+        let listed = groups.map { key, ids in
+            TaskDump.Group(state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack)
+        }.sorted { ($0.ids.count, $1.ids.first ?? 0) > ($1.ids.count, $0.ids.first ?? 0) }
+        let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil
+        return TaskDump(groups: listed, note: note)
+    }
+
+    private struct GroupKey: Hashable {
+        var state: TaskDump.State
+        var waitingOn: String?
+        var stack: [UInt]
+    }
+
+    private static func key(of task: cprobe_task, runtime: Runtime) -> GroupKey {
+        let tag = cprobe_async_frame_tag()
+        if task.status & UInt32(CPROBE_TASK_RUNNING) != 0 { return GroupKey(state: .running, stack: []) }
+        let state: TaskDump.State = task.status & UInt32(CPROBE_TASK_ENQUEUED) != 0 ? .enqueued : .suspended
+        let context = task.resume_context
+        if runtime.notStartedAdapters.contains(task.resume_function) {
+            // The task's own entry point is kept just before its first context (AsyncContextPrefix).
+            var entry: UInt = 0
+            _ = cprobe_read_memory(context &- 24, &entry, 8)
+            return GroupKey(state: .notStarted, stack: entry == 0 ? [] : [entry | tag])
+        }
+        var stack: [UInt] = []
+        // Waiting on another task's value: the adapter resumes the awaiting function, the context's caller.
+        if !(runtime.waitAdapters.contains(task.resume_function) && task.dependency != 0) {
+            stack.append(task.resume_function | tag)
+        }
+        var chain = [UInt](repeating: 0, count: 64)
+        var ended: Int32 = 0
+        let depth = chain.withUnsafeMutableBufferPointer {
+            Int(cprobe_walk_async_chain(context, $0.baseAddress, Int32($0.count), &ended))
+        }
+        stack += chain.prefix(depth).map { $0 | tag }
+        return GroupKey(state: state, waitingOn: waitingOn(task), stack: stack)
+    }
+
+    /// The kind of the task's dependency record (TaskDependencyStatusRecord, kind at +0x20).
+    private static func waitingOn(_ task: cprobe_task) -> String? {
+        guard task.dependency != 0 else { return nil }
+        var kind: UInt8 = 0
+        guard cprobe_read_memory(task.dependency &+ 0x20, &kind, 1) == 0 else { return nil }
+        switch kind {
+        case 1: return "task"
+        case 2: return "continuation"
+        case 3: return "task group"
+        case 4: return "executor"
+        default: return nil
+        }
+    }
+}
+
+/// Why the tasks cannot be listed, said in the dump instead of them.
+struct TaskListUnavailable: Error, Sendable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
