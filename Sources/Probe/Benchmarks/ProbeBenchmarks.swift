@@ -157,6 +157,15 @@ public let probeSuite = BenchmarkSuite(
             setup: { _ in BusyLoop(watched: false) },
             body: { loop, iterations in loop.run(iterations) },
             teardown: { $0.stop() }),
+        // The thread dump's task listing: this process's writable memory scanned for tasks, with a
+        // thousand requests parked on continuations (as a hung dependency leaves them).
+        Benchmark(
+            "Probe/tasks/list-1000-parked",
+            setup: { _ in ParkedRequests(count: 1000) },
+            body: { parked, iterations in
+                for _ in 0..<iterations { precondition(listSwiftTasksForBenchmarks() >= parked.count) }
+            },
+            teardown: { $0.release() }),
         Benchmark(
             "Probe/overhead/busy-loop-watched",
             setup: { _ in BusyLoop(watched: true) },
@@ -497,4 +506,27 @@ final class BusyLoop {
     }
 
     func stop() { watchdog?.stop() }
+}
+
+/// Tasks parked on continuations until released.
+final class ParkedRequests: Sendable {
+    let count: Int
+    private let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    init(count: Int) {
+        self.count = count
+        for _ in 0..<count {
+            Task.detached { [self] in
+                await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
+            }
+        }
+        while parked.withLock({ $0.count }) < count { usleep(1000) }
+    }
+
+    func release() {
+        for continuation in parked.withLock({ list in
+            defer { list = [] }
+            return list
+        }) { continuation.resume() }
+    }
 }

@@ -24,6 +24,9 @@ struct TaskDump: Sendable {
     var groups: [Group]
     /// Why tasks are not listed, or only partly; nil when every task found is listed.
     var note: String?
+    /// Memory read to find them, and how long the listing took.
+    var scannedBytes: UInt64 = 0
+    var nanoseconds: UInt64 = 0
 
     var count: Int { groups.reduce(0) { $0 + $1.ids.count } }
 
@@ -34,7 +37,11 @@ struct TaskDump: Sendable {
             let n = groups.filter { $0.state == state }.reduce(0) { $0 + $1.ids.count }
             return n == 0 ? nil : "\(n) \(state.rawValue)"
         }
+        let scan =
+            scannedBytes == 0
+            ? "" : String(format: " (%.1f MB read in %.1f ms)", Double(scannedBytes) / 1e6, Double(nanoseconds) / 1e6)
         return "\(count) task\(count == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+            + scan
     }
 }
 
@@ -86,6 +93,7 @@ enum SwiftTasks {
         case .success(let found): runtime = found
         case .failure(let reason): return TaskDump(groups: [], note: "tasks unavailable: \(reason.message)")
         }
+        let start = cprobe_monotonic_ns()
         AsyncChains.refreshContextMemory()
         var ranges: [UInt] = []
         for mapping in Symbolicator.readMappings()
@@ -109,7 +117,8 @@ enum SwiftTasks {
             TaskDump.Group(state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack)
         }.sorted { ($0.ids.count, $1.ids.first ?? 0) > ($1.ids.count, $0.ids.first ?? 0) }
         let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil
-        return TaskDump(groups: listed, note: note)
+        return TaskDump(
+            groups: listed, note: note, scannedBytes: scanned, nanoseconds: cprobe_monotonic_ns() &- start)
     }
 
     private struct GroupKey: Hashable {
@@ -163,3 +172,6 @@ struct TaskListUnavailable: Error, Sendable {
     var message: String
     init(_ message: String) { self.message = message }
 }
+
+/// One listing of the process's tasks, for the benchmarks: how many it found.
+@_spi(Benchmarks) public func listSwiftTasksForBenchmarks() -> Int { SwiftTasks.dump().count }
