@@ -1,5 +1,6 @@
 import CProbe
 import Foundation
+import ProbeRecords
 import Synchronization
 import Testing
 
@@ -92,5 +93,107 @@ struct SwiftTasksTests {
         let runtime = try SwiftTasks.runtime.get()
         #expect(runtime.taskMetadata != 0)
         #expect(runtime.notStartedAdapters.count == 2 && runtime.waitAdapters.count == 2)
+    }
+}
+
+/// The parked-task watch: its tracker in virtual time, then the watch on real parked requests.
+@Suite(.serialized)
+struct ParkedTaskWatchTests {
+    let second: UInt64 = 1_000_000_000
+    let parkedHere = SwiftTasks.GroupKey(state: .suspended, waitingOn: "continuation", stack: [0x10, 0x20])
+    let parkedThere = SwiftTasks.GroupKey(state: .suspended, waitingOn: "task", stack: [0x30])
+
+    func task(_ id: UInt64, _ group: SwiftTasks.GroupKey, context: UInt = 0x1000) -> SwiftTasks.ListedTask {
+        SwiftTasks.ListedTask(id: id, resumeFunction: group.stack.first ?? 0, resumeContext: context, group: group)
+    }
+
+    @Test func tasksParkedAtTheSameAwaitForTheThresholdAreOneGroupReportedOnce() {
+        var tracker = ParkedTaskTracker(threshold: 30 * second)
+        let tasks = [task(1, parkedHere), task(2, parkedHere, context: 0x2000), task(3, parkedThere)]
+        #expect(tracker.look(tasks, now: 0).isEmpty)
+        #expect(tracker.look(tasks, now: 15 * second).isEmpty)
+        let found = tracker.look(tasks, now: 30 * second)
+        #expect(found.count == 2)
+        #expect(found.first == .init(key: parkedHere, ids: [1, 2], parkedNanoseconds: 30 * second))
+        // Still parked: not reported again.
+        #expect(tracker.look(tasks, now: 45 * second).isEmpty)
+    }
+
+    @Test func aTaskThatMovedStartsOver() {
+        var tracker = ParkedTaskTracker(threshold: 30 * second)
+        #expect(tracker.look([task(1, parkedHere)], now: 0).isEmpty)
+        // It ran and parked at the same await again (another context): seen from this look on.
+        #expect(tracker.look([task(1, parkedHere, context: 0x9000)], now: 20 * second).isEmpty)
+        #expect(tracker.look([task(1, parkedHere, context: 0x9000)], now: 40 * second).isEmpty)
+        #expect(tracker.look([task(1, parkedHere, context: 0x9000)], now: 50 * second).count == 1)
+    }
+
+    @Test func runningOrEnqueuedTasksAreNeverParked() {
+        var tracker = ParkedTaskTracker(threshold: second)
+        let running = SwiftTasks.GroupKey(state: .running, stack: [])
+        let enqueued = SwiftTasks.GroupKey(state: .enqueued, stack: [0x10])
+        for step in UInt64(0)...10 {
+            #expect(tracker.look([task(1, running), task(2, enqueued)], now: step * second).isEmpty)
+        }
+    }
+
+    @Test func aGroupGoneAndBackIsReportedAgain() {
+        var tracker = ParkedTaskTracker(threshold: second)
+        _ = tracker.look([task(1, parkedHere)], now: 0)
+        #expect(tracker.look([task(1, parkedHere)], now: second).count == 1)
+        #expect(tracker.look([], now: 2 * second).isEmpty)
+        _ = tracker.look([task(2, parkedHere)], now: 3 * second)
+        #expect(tracker.look([task(2, parkedHere)], now: 4 * second).first?.ids == [2])
+    }
+
+    /// Ten requests parked on continuations: after the threshold, one record classified `parked`
+    /// names them, their await site and callers, in the JSON-lines file too.
+    @Test func parkedRequestsBecomeOneParkedRecord() async throws {
+        FramePointerCode.publish()
+        let lot = ParkingLot()
+        for _ in 0..<10 { Task.detached { await handleParkedRequest(lot) } }
+        defer { lot.releaseAll() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parked-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var configuration = WatchdogConfiguration(name: "parked", threshold: .seconds(1))
+        configuration.metrics = false
+        configuration.jsonLinesPath = path
+        let watch = ParkedTaskWatch(configuration: configuration)
+        try watch.start()
+        defer { watch.stop() }
+        // Looks every 0.5 s: parked for 1 s is seen within 2 s; 30 s leaves room for a loaded machine.
+        // Only this test's tasks: other tests' parked ones have other callers.
+        func mine(_ record: StallRecord) -> Bool {
+            record.topStack.contains { $0.functionName.contains("parkedRequestsBecomeOneParkedRecord") }
+        }
+        for _ in 0..<300 where !watch.recentRecords.contains(where: mine) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let record = try #require(watch.recentRecords.first(where: mine), "\(watch.looks) looks")
+        #expect(record.classification == .parked && record.ongoing)
+        #expect(record.tasks?.count == 10 && record.tasks?.waitingOn == "continuation")
+        #expect(record.durationNanoseconds >= 1e9)
+        let names = record.topStack.map(\.functionName)
+        #expect(names.first { $0.contains("ParkedRepository.waitForRow") } != nil, "\(names)")
+        #expect(names.contains { $0.contains("handleParkedRequest") }, "\(names)")
+        #expect(record.groupKey.contains("ParkingLot.park"), "\(record.groupKey)")
+        watch.stop()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let decoded = try lines.map { try JSONDecoder.stallRecords.decode(StallRecord.self, from: Data($0.utf8)) }
+        #expect(decoded.contains { $0.classification == .parked && $0.tasks == record.tasks })
+    }
+
+    @Test func aThresholdUnderASecondIsRefused() {
+        let watch = ParkedTaskWatch(configuration: WatchdogConfiguration(name: "p", threshold: .milliseconds(200)))
+        #expect(throws: Watchdog.StartError.self) { try watch.start() }
+        #expect(!watch.isRunning)
+    }
+}
+
+extension JSONDecoder {
+    static var stallRecords: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

@@ -85,13 +85,29 @@ enum SwiftTasks {
         }
     }
 
-    /// Every live task, grouped. Reads all writable anonymous memory that is resident: about a
-    /// millisecond per 10 MB here; see docs/probe-in-a-server.md.
-    static func dump() -> TaskDump {
+    /// One task as listed: its identity and where it waits, and the group it belongs to.
+    struct ListedTask: Sendable {
+        var id: UInt64
+        /// Where it goes on and with which context: the same pair at two looks means it did not
+        /// move in between (a task that ran and parked again at the same await has another context).
+        var resumeFunction: UInt
+        var resumeContext: UInt
+        var group: GroupKey
+    }
+
+    struct GroupKey: Hashable, Sendable {
+        var state: TaskDump.State
+        var waitingOn: String?
+        var stack: [UInt]
+    }
+
+    /// Every live task, or why they cannot be listed. Reads all writable anonymous memory that is
+    /// resident: see docs/probe-in-a-server.md for what it costs.
+    static func list() -> (tasks: [ListedTask], note: String?, scannedBytes: UInt64, nanoseconds: UInt64) {
         let runtime: Runtime
         switch self.runtime {
         case .success(let found): runtime = found
-        case .failure(let reason): return TaskDump(groups: [], note: "tasks unavailable: \(reason.message)")
+        case .failure(let reason): return ([], "tasks unavailable: \(reason.message)", 0, 0)
         }
         let start = cprobe_monotonic_ns()
         AsyncChains.refreshContextMemory()
@@ -107,24 +123,32 @@ enum SwiftTasks {
                 cprobe_find_tasks(
                     ranges, Int32(ranges.count / 2), runtime.taskMetadata, $0.baseAddress, Int32(capacity), &scanned)
             })
-        guard found >= 0 else { return TaskDump(groups: [], note: "tasks unavailable: no memory for the scan") }
-        var groups: [GroupKey: [UInt64]] = [:]
+        guard found >= 0 else { return ([], "tasks unavailable: no memory for the scan", 0, 0) }
         var seen = Set<UInt64>()  // a stale copy of a task's fields elsewhere in memory is not a task
+        var listed: [ListedTask] = []
         for task in tasks.prefix(min(found, capacity)) where seen.insert(task.id).inserted {
-            groups[key(of: task, runtime: runtime), default: []].append(task.id)
+            listed.append(
+                ListedTask(
+                    id: task.id, resumeFunction: task.resume_function, resumeContext: task.resume_context,
+                    group: key(of: task, runtime: runtime)))
         }
-        let listed = groups.map { key, ids in
-            TaskDump.Group(state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack)
-        }.sorted { ($0.ids.count, $1.ids.first ?? 0) > ($1.ids.count, $0.ids.first ?? 0) }
         let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil
-        return TaskDump(
-            groups: listed, note: note, scannedBytes: scanned, nanoseconds: cprobe_monotonic_ns() &- start)
+        return (listed, note, scanned, cprobe_monotonic_ns() &- start)
     }
 
-    private struct GroupKey: Hashable {
-        var state: TaskDump.State
-        var waitingOn: String?
-        var stack: [UInt]
+    /// Every live task, grouped by state and chain, largest groups first.
+    static func dump() -> TaskDump {
+        let (tasks, note, scanned, nanoseconds) = list()
+        return TaskDump(
+            groups: groups(of: tasks), note: note, scannedBytes: scanned, nanoseconds: nanoseconds)
+    }
+
+    static func groups(of tasks: [ListedTask]) -> [TaskDump.Group] {
+        var groups: [GroupKey: [UInt64]] = [:]
+        for task in tasks { groups[task.group, default: []].append(task.id) }
+        return groups.map { key, ids in
+            TaskDump.Group(state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack)
+        }.sorted { ($0.ids.count, $1.ids.first ?? 0) > ($1.ids.count, $0.ids.first ?? 0) }
     }
 
     private static func key(of task: cprobe_task, runtime: Runtime) -> GroupKey {

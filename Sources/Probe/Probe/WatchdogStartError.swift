@@ -16,6 +16,9 @@ extension Watchdog {
             case signalUnavailable
             /// Every sampling slot is taken (at most 32 watchdogs and samplers at once).
             case tooManyWatchdogs
+            /// What it watches cannot be seen in this process (``ParkedTaskWatch``: the Swift
+            /// runtime's task layout is not one Probe reads; the message says why).
+            case unsupported
         }
 
         public var kind: Kind

@@ -11,6 +11,9 @@ public struct StallRecord: Codable, Sendable, Equatable {
         /// for a worker, or every thread of Swift concurrency's cooperative pool was taken (then
         /// ``StallRecord/threads`` holds each pool thread's stack).
         case starved
+        /// Swift tasks suspended at the same await for longer than the threshold (``ParkedTasks``):
+        /// requests that never finish though no thread is busy. No thread, no samples.
+        case parked
         case unknown
     }
 
@@ -56,6 +59,8 @@ public struct StallRecord: Codable, Sendable, Equatable {
     /// "unavailable (no frame records: MODULE)" when the program's async code was built with frame
     /// pointers omitted. Nil when chains are followed (or the program has no async code).
     public var asyncCallers: String?
+    /// For a `parked` record: the tasks parked at its stack (`topStack`, the await site first).
+    public var tasks: ParkedTasks?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,
@@ -82,6 +87,22 @@ public struct StallRecord: Codable, Sendable, Equatable {
         self.sampledNanoseconds = sampledNanoseconds
         self.waitingIn = waitingIn
         self.before = before
+    }
+}
+
+/// Swift tasks suspended at one await site, with the same logical callers, for at least a `parked`
+/// record's duration: seen there, with the same async context, at every look since.
+public struct ParkedTasks: Codable, Sendable, Equatable {
+    public var count: Int
+    /// The first 100 task ids, ascending.
+    public var ids: [UInt64]
+    /// What they wait on: `continuation`, `task`, `task group`, `executor`; nil when not said.
+    public var waitingOn: String?
+
+    public init(count: Int, ids: [UInt64], waitingOn: String?) {
+        self.count = count
+        self.ids = ids
+        self.waitingOn = waitingOn
     }
 }
 

@@ -76,6 +76,7 @@ struct StallTimeline {
         case .cpuBound: return ("C", "c-cpu")
         case .blocked: return ("B", "c-blocked")
         case .starved: return ("S", "c-starved")
+        case .parked: return ("P", "c-blocked")  // tasks waiting, as a blocked thread waits
         case .unknown: return ("?", "c-unknown")
         }
     }

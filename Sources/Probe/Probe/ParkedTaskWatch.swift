@@ -1,0 +1,158 @@
+import CProbe
+import Foundation
+import ProbeRecords
+import Synchronization
+
+/// Finds requests that never finish though nothing is busy: Swift tasks suspended at the same await
+/// for longer than `configuration.threshold` (a continuation nobody resumes, a dependency that never
+/// answers). Each such group of tasks is reported once, while it lasts, as a record classified
+/// `parked` to the configuration's outlets (JSON lines, log, metrics, `onStall`).
+///
+/// ```swift
+/// let parked = ParkedTaskWatch(configuration: .init(name: "parked", threshold: .seconds(30)))
+/// try parked.start()
+/// ```
+///
+/// No runtime field says when a task suspended, so the watch looks every half threshold (at least
+/// half a second apart) and compares: a task seen suspended at the same await with the same async context at
+/// every look since the first has been parked at least that long. Each look lists every task
+/// (``SwiftTasks``): it reads the process's resident writable memory once.
+public final class ParkedTaskWatch: Sendable {
+    public let configuration: WatchdogConfiguration
+    private let running = Mutex<(stop: DispatchSemaphore, finished: DispatchSemaphore)?>(nil)
+    private let recent = Mutex<[StallRecord]>([])
+    private let lookCount = Atomic<Int>(0)
+
+    /// The shortest threshold: a look reads all of the process's memory, so not more than twice a second.
+    public static let shortestThreshold: Duration = .seconds(1)
+
+    public init(configuration: WatchdogConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// How long between looks: half the threshold, at least half a second.
+    var lookInterval: Duration { max(configuration.threshold / 2, .milliseconds(500)) }
+
+    /// Starts looking. Does nothing when already running. Throws when the threshold is under
+    /// ``shortestThreshold``, an outlet cannot be written, or this process's tasks cannot be listed.
+    public func start() throws {
+        try running.withLock { state in
+            guard state == nil else { return }
+            let name = configuration.name
+            if configuration.threshold < Self.shortestThreshold {
+                throw Watchdog.StartError(
+                    .invalidConfiguration,
+                    "parked-task watch \"\(name)\": the threshold (\(configuration.threshold)) is under \(Self.shortestThreshold)"
+                )
+            }
+            if let path = configuration.jsonLinesPath, let problem = JSONLines.cannotAppend(to: path) {
+                throw Watchdog.StartError(
+                    .outletUnusable, "parked-task watch \"\(name)\": cannot append records to \(path): \(problem)",
+                    path: path)
+            }
+            if case .failure(let reason) = SwiftTasks.runtime {
+                throw Watchdog.StartError(
+                    .unsupported, "parked-task watch \"\(name)\": tasks cannot be listed: \(reason.message)")
+            }
+            FramePointerCode.publish()
+            let stop = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            let outlets = StallOutlets(configuration: configuration)
+            let interval = lookInterval
+            ProbeThreads.start(name: "probe-parked") { [self] in
+                var tracker = ParkedTaskTracker(threshold: configuration.threshold.nanoseconds)
+                while stop.wait(timeout: .now() + .nanoseconds(Int(interval.nanoseconds))) == .timedOut {
+                    let listing = SwiftTasks.list()
+                    lookCount.add(1, ordering: .relaxed)
+                    for group in tracker.look(listing.tasks, now: cprobe_monotonic_ns()) {
+                        let record = self.record(of: group)
+                        recent.withLock {
+                            $0.append(record)
+                            if $0.count > configuration.recentStallCapacity { $0.removeFirst() }
+                        }
+                        outlets.deliver(record)
+                    }
+                }
+                finished.signal()
+            }
+            state = (stop, finished)
+        }
+    }
+
+    /// Stops looking and waits for the watch's thread to end. Does nothing when not running.
+    public func stop() {
+        guard
+            let state = running.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else { return }
+        state.stop.signal()
+        state.finished.wait()
+    }
+
+    public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// The latest records, oldest first (at most `recentStallCapacity`).
+    public var recentRecords: [StallRecord] { recent.withLock { $0 } }
+
+    /// Looks taken since creation.
+    public var looks: Int { lookCount.load(ordering: .relaxed) }
+
+    private func record(of group: ParkedTaskTracker.Group) -> StallRecord {
+        let frames = Symbolicator.shared.symbolicate(stack: group.key.stack)
+        let parked = Double(group.parkedNanoseconds)
+        var record = StallRecord(
+            watchdog: configuration.name, threadID: 0, start: Date(timeIntervalSinceNow: -parked / 1e9),
+            durationNanoseconds: parked, ongoing: true,
+            thresholdNanoseconds: Double(configuration.threshold.nanoseconds), threadCPUNanoseconds: nil,
+            classification: .parked, threadStates: [], sampleCount: 0, unansweredSamples: 0, callTree: nil,
+            topStack: frames, groupKey: StallBuilder.groupKey(frames))
+        record.tasks = ParkedTasks(
+            count: group.ids.count, ids: Array(group.ids.sorted().prefix(100)), waitingOn: group.key.waitingOn)
+        return record
+    }
+}
+
+/// The parked-task watch's memory between looks, apart from its thread so that it is tested in
+/// virtual time: which suspended task was first seen when at its current await and context.
+struct ParkedTaskTracker {
+    struct Group: Equatable {
+        var key: SwiftTasks.GroupKey
+        var ids: [UInt64]
+        /// The longest any of them has been seen parked: a lower bound of how long they have been.
+        var parkedNanoseconds: UInt64
+    }
+
+    let threshold: UInt64
+    private var firstSeen: [UInt64: (function: UInt, context: UInt, at: UInt64)] = [:]
+    private var reported: Set<SwiftTasks.GroupKey> = []
+
+    init(threshold: UInt64) { self.threshold = threshold }
+
+    /// The groups parked for the threshold or longer at this look and not reported yet. A group is
+    /// reported again only after a look found none of it parked that long.
+    mutating func look(_ tasks: [SwiftTasks.ListedTask], now: UInt64) -> [Group] {
+        var seen: [UInt64: (function: UInt, context: UInt, at: UInt64)] = [:]
+        var parked: [SwiftTasks.GroupKey: (ids: [UInt64], since: UInt64)] = [:]
+        for task in tasks where task.group.state == .suspended {
+            var since = now
+            if let earlier = firstSeen[task.id], earlier.function == task.resumeFunction,
+                earlier.context == task.resumeContext
+            {
+                since = earlier.at
+            }
+            seen[task.id] = (task.resumeFunction, task.resumeContext, since)
+            guard now &- since >= threshold else { continue }
+            var entry = parked[task.group] ?? ([], since)
+            entry.ids.append(task.id)
+            entry.since = min(entry.since, since)
+            parked[task.group] = entry
+        }
+        firstSeen = seen
+        let fresh = parked.filter { !reported.contains($0.key) }
+        reported = Set(parked.keys)
+        return fresh.map { Group(key: $0.key, ids: $0.value.ids, parkedNanoseconds: now &- $0.value.since) }
+            .sorted { $0.ids.count > $1.ids.count }
+    }
+}
