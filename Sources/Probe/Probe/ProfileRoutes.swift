@@ -136,8 +136,9 @@ package enum ProfileRoute: Equatable {
         /debug/pprof/profile?seconds=30&rate=100&mode=cpu  whole-process profile, gzipped pprof (mode cpu or wall;
                                                            kind=event-loop,pool,other and thread=<name prefix>,…
                                                            limit the threads)
-        /debug/pprof/goroutine?debug=2                     every thread's current stack, text
-        /debug/pprof/goroutine?debug=0                     the same stacks, gzipped pprof
+        /debug/pprof/goroutine?debug=2                     every thread's current stack, then every Swift task
+                                                           (await site and callers, alike ones ×N), text
+        /debug/pprof/goroutine?debug=0                     the same stacks and tasks, gzipped pprof
         /debug/pprof/flight                                the flight recorder's recent cpu samples, gzipped pprof
         /health                                            ok
 

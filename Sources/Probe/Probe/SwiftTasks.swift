@@ -172,7 +172,9 @@ enum SwiftTasks {
         let depth = chain.withUnsafeMutableBufferPointer {
             Int(cprobe_walk_async_chain(context, $0.baseAddress, Int32($0.count), &ended))
         }
-        stack += chain.prefix(depth).map { $0 | tag }
+        // On a continuation the context is the continuation's, whose caller is the await site again.
+        let callers = chain.prefix(depth).drop { stack.count == 1 && $0 == task.resume_function }
+        stack += callers.map { $0 | tag }
         return GroupKey(state: state, waitingOn: waitingOn(task), stack: stack)
     }
 
