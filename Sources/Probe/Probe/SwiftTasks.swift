@@ -116,17 +116,24 @@ enum SwiftTasks {
         where mapping.writable && (mapping.path.isEmpty || mapping.path == "[heap]") {
             ranges += [UInt(mapping.start), UInt(mapping.end)]
         }
-        var tasks = [cprobe_task](repeating: cprobe_task(), count: capacity)
+        // Room for a few thousand first (a service's usual count); a second scan when there were more.
+        var room = min(4096, capacity)
+        var tasks: [cprobe_task] = []
         var scanned: UInt64 = 0
-        let found = Int(
-            tasks.withUnsafeMutableBufferPointer {
-                cprobe_find_tasks(
-                    ranges, Int32(ranges.count / 2), runtime.taskMetadata, $0.baseAddress, Int32(capacity), &scanned)
-            })
-        guard found >= 0 else { return ([], "tasks unavailable: no memory for the scan", 0, 0) }
+        var found = 0
+        repeat {
+            if found > room { room = min(found + found / 8, capacity) }
+            tasks = [cprobe_task](repeating: cprobe_task(), count: room)
+            found = Int(
+                tasks.withUnsafeMutableBufferPointer {
+                    cprobe_find_tasks(
+                        ranges, Int32(ranges.count / 2), runtime.taskMetadata, $0.baseAddress, Int32(room), &scanned)
+                })
+            guard found >= 0 else { return ([], "tasks unavailable: no memory for the scan", 0, 0) }
+        } while found > room && room < capacity
         var seen = Set<UInt64>()  // a stale copy of a task's fields elsewhere in memory is not a task
         var listed: [ListedTask] = []
-        for task in tasks.prefix(min(found, capacity)) where seen.insert(task.id).inserted {
+        for task in tasks.prefix(min(found, room)) where seen.insert(task.id).inserted {
             listed.append(
                 ListedTask(
                     id: task.id, resumeFunction: task.resume_function, resumeContext: task.resume_context,
