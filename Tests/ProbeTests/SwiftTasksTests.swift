@@ -79,13 +79,14 @@ struct SwiftTasksTests {
         #expect(dumpText.contains("[suspended, waiting on continuation] ×1000:"), "\(dumpText.suffix(3000))")
     }
 
-    /// A task that has not run yet is listed by the function it will start with; one running is
-    /// listed as running.
-    @Test func aRunningTaskIsListedAsRunning() async throws {
+    /// A running task is listed as running on the thread the dump's sample found it on.
+    @Test func aRunningTaskIsListedWithItsThread() async throws {
         let thread = SpinningThread(task: { await spinInATask($0) })
         defer { thread.finish() }
         let dump = SwiftTasks.dump()
         #expect(dump.groups.contains { $0.state == .running }, "\(dump.summary)")
+        let text = ProcessProfiler().threadDumpText()
+        #expect(text.contains("[running on thread \(thread.threadID)]:"), "\(text.suffix(2000))")
     }
 
     /// A layout the reader does not know is said, not guessed at.
@@ -104,7 +105,9 @@ struct ParkedTaskWatchTests {
     let parkedThere = SwiftTasks.GroupKey(state: .suspended, waitingOn: "task", stack: [0x30])
 
     func task(_ id: UInt64, _ group: SwiftTasks.GroupKey, context: UInt = 0x1000) -> SwiftTasks.ListedTask {
-        SwiftTasks.ListedTask(id: id, resumeFunction: group.stack.first ?? 0, resumeContext: context, group: group)
+        SwiftTasks.ListedTask(
+            address: UInt(id) << 8, id: id, resumeFunction: group.stack.first ?? 0, resumeContext: context, group: group
+        )
     }
 
     @Test func tasksParkedAtTheSameAwaitForTheThresholdAreOneGroupReportedOnce() {

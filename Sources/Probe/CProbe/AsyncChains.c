@@ -219,6 +219,11 @@ static int walk_chain(uintptr_t context, uintptr_t *out, int capacity, int *ende
     }
 }
 
+uintptr_t cprobe_current_task(void) {
+    current_task_function task = atomic_load_explicit(&current_task, memory_order_relaxed);
+    return task ? (uintptr_t)task() : 0;
+}
+
 int cprobe_async_chain_wanted(void) {
     if (!atomic_load_explicit(&chains_on, memory_order_relaxed)) return 0;
     current_task_function task = atomic_load_explicit(&current_task, memory_order_relaxed);

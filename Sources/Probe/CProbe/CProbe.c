@@ -53,6 +53,7 @@ typedef struct {
     int depth;
     int libunwind_steps;
     uint64_t handler_ns;  // from entering the handler to the answer
+    uintptr_t task;       // the Swift task the thread ran, 0 for none
     uintptr_t pcs[CPROBE_MAX_FRAMES];
 } probe_slot;
 
@@ -137,6 +138,7 @@ static void sample_handler(int signo, siginfo_t *info, void *context) {
     int steps = 0;
     slot->depth = cprobe_unwind_context(context, method, slot->pcs, CPROBE_MAX_FRAMES, &steps);
     slot->libunwind_steps = steps;
+    slot->task = cprobe_current_task();
     slot->handler_ns = clock_ns(CLOCK_MONOTONIC) - entered;
     answered_here++;
     atomic_store(&slot->state, (generation << 2) | PHASE_DONE);
@@ -284,6 +286,7 @@ int cprobe_sample_collect(int slot_index, uint64_t request, uint64_t timeout_ns,
     sample->depth = n;
     sample->libunwind_steps = slot->libunwind_steps;
     sample->handler_ns = slot->handler_ns;
+    sample->task = slot->task;
     atomic_store(&slot->state, (generation << 2) | PHASE_IDLE);
     return CPROBE_SAMPLE_OK;
 }

@@ -180,7 +180,7 @@ public final class ProcessProfiler: ProfileSource {
     /// `suspended, waiting on continuation`, `running (its stack is its thread's)`.
     private static func stateText(_ group: TaskDump.Group) -> String {
         switch group.state {
-        case .running: return "running (its stack is its thread's)"
+        case .running: return group.thread.map { "running on thread \($0)" } ?? "running"
         case .suspended, .enqueued, .notStarted:
             return group.state.rawValue + (group.waitingOn.map { ", waiting on \($0)" } ?? "")
         }
@@ -222,7 +222,10 @@ public final class ProcessProfiler: ProfileSource {
                 let sampler = try Self.makeSampler(signal: signal)
                 let sampling = ProcessSampling(sampler: sampler, interval: 0)
                 var dump = sampling.dump(symbolicator: symbolicator)
-                dump.tasks = SwiftTasks.dump()
+                let running = Dictionary(
+                    dump.threads.compactMap { thread in thread.task.map { ($0, thread.tid) } },
+                    uniquingKeysWith: { a, _ in a })
+                dump.tasks = SwiftTasks.dump(runningOn: running)
                 return dump
             } catch {
                 return ThreadDump(threads: [], note: "no stacks: \(error.message)", tasks: SwiftTasks.dump())
@@ -286,6 +289,8 @@ struct ThreadDump: Sendable {
         var state: String
         /// Innermost first; stand-ins (`[syscall read]`, `[not sampled: …]`) at address 0.
         var frames: [StackFrame]
+        /// The Swift task it was running when sampled (its address), if any.
+        var task: UInt? = nil
     }
 
     var threads: [Thread]

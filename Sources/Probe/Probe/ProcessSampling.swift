@@ -74,6 +74,8 @@ final class ProcessSampling {
     /// The stack the latest ``look(at:)`` found (a copy of the sampler's buffer, or a blocked
     /// thread's unwind).
     private var lastStack: [UInt] = []
+    /// The Swift task the thread of the latest in-place sample ran (0 for none).
+    private var lastTask: UInt = 0
 
     /// Only threads of these kinds are tracked (nil: all); the others are remembered in ``ignored``.
     /// Whether a thread, by its name, is sampled (the request's kinds and name prefixes).
@@ -271,7 +273,8 @@ final class ProcessSampling {
             return .deferred
         }
         let timeout = min(50_000_000, max(interval, 5_000_000))
-        let (result, depth) = sampler.sampleInPlace(threadID: tid, timeoutNanoseconds: timeout)
+        let (result, depth, task) = sampler.sampleInPlace(threadID: tid, timeoutNanoseconds: timeout)
+        lastTask = task
         switch result {
         case Int32(CPROBE_SAMPLE_OK):
             guard depth > 0 else { return .failed(.unwindShort, state: state) }
@@ -368,6 +371,7 @@ final class ProcessSampling {
         refreshThreads()
         var result: [ThreadDump.Thread] = []
         for index in threads.indices where threads[index].alive {
+            lastTask = 0
             var frames: [StackFrame]
             var stateLetter = UInt8(ascii: "?")
             switch look(at: index) {
@@ -384,7 +388,8 @@ final class ProcessSampling {
             result.append(
                 ThreadDump.Thread(
                     tid: threads[index].tid, name: threads[index].name,
-                    state: String(Character(UnicodeScalar(stateLetter))), frames: frames))
+                    state: String(Character(UnicodeScalar(stateLetter))), frames: frames,
+                    task: lastTask == 0 ? nil : lastTask))
         }
         let failed = samples.failures.isEmpty ? nil : ProfileSamples.failureComment(samples.failures)
         return ThreadDump(threads: result, note: failed)

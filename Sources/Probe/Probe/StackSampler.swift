@@ -88,12 +88,14 @@ import Foundation
 
     /// One sample left in ``buffer`` (innermost first), without copying: `cprobe_sample`'s result
     /// (`CPROBE_SAMPLE_…`) and the depth, for a caller that tells its failures apart.
-    func sampleInPlace(threadID: Int32, timeoutNanoseconds: UInt64) -> (result: Int32, depth: Int) {
+    /// `task` is the Swift task the thread was running (0 for none).
+    func sampleInPlace(threadID: Int32, timeoutNanoseconds: UInt64) -> (result: Int32, depth: Int, task: UInt) {
         var info = cprobe_sample_info()
         let result = cprobe_sample(
             slot, signal, threadID, timeoutNanoseconds, Int32(CPROBE_UNWIND_FRAME_POINTERS), buffer,
             CPROBE_MAX_FRAMES, &info)
-        return (result, result == Int32(CPROBE_SAMPLE_OK) ? Int(info.depth) : 0)
+        let answered = result == Int32(CPROBE_SAMPLE_OK)
+        return (result, answered ? Int(info.depth) : 0, answered ? info.task : 0)
     }
 
     /// The calling thread's kernel thread id.

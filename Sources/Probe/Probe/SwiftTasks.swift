@@ -18,6 +18,8 @@ struct TaskDump: Sendable {
         var ids: [UInt64]
         /// Innermost first, each tagged as an async frame: the await site, then the callers.
         var stack: [UInt]
+        /// The thread a running task was seen on by the dump's sample of it.
+        var thread: Int32? = nil
     }
 
     /// Largest groups first.
@@ -87,6 +89,7 @@ enum SwiftTasks {
 
     /// One task as listed: its identity and where it waits, and the group it belongs to.
     struct ListedTask: Sendable {
+        var address: UInt
         var id: UInt64
         /// Where it goes on and with which context: the same pair at two looks means it did not
         /// move in between (a task that ran and parked again at the same await has another context).
@@ -99,6 +102,7 @@ enum SwiftTasks {
         var state: TaskDump.State
         var waitingOn: String?
         var stack: [UInt]
+        var thread: Int32? = nil
     }
 
     /// Every live task, or why they cannot be listed. Reads all writable anonymous memory that is
@@ -136,25 +140,33 @@ enum SwiftTasks {
         for task in tasks.prefix(min(found, room)) where seen.insert(task.id).inserted {
             listed.append(
                 ListedTask(
-                    id: task.id, resumeFunction: task.resume_function, resumeContext: task.resume_context,
+                    address: task.address, id: task.id, resumeFunction: task.resume_function,
+                    resumeContext: task.resume_context,
                     group: key(of: task, runtime: runtime)))
         }
         let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil
         return (listed, note, scanned, cprobe_monotonic_ns() &- start)
     }
 
-    /// Every live task, grouped by state and chain, largest groups first.
-    static func dump() -> TaskDump {
+    /// Every live task, grouped by state and chain, largest groups first; a running task found in
+    /// `runningOn` (task address → thread id, from the threads' samples) is an entry of its own.
+    static func dump(runningOn: [UInt: Int32] = [:]) -> TaskDump {
         let (tasks, note, scanned, nanoseconds) = list()
         return TaskDump(
-            groups: groups(of: tasks), note: note, scannedBytes: scanned, nanoseconds: nanoseconds)
+            groups: groups(of: tasks, runningOn: runningOn), note: note, scannedBytes: scanned,
+            nanoseconds: nanoseconds)
     }
 
-    static func groups(of tasks: [ListedTask]) -> [TaskDump.Group] {
+    static func groups(of tasks: [ListedTask], runningOn: [UInt: Int32] = [:]) -> [TaskDump.Group] {
         var groups: [GroupKey: [UInt64]] = [:]
-        for task in tasks { groups[task.group, default: []].append(task.id) }
+        for task in tasks {
+            var key = task.group
+            if key.state == .running { key.thread = runningOn[task.address] }
+            groups[key, default: []].append(task.id)
+        }
         return groups.map { key, ids in
-            TaskDump.Group(state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack)
+            TaskDump.Group(
+                state: key.state, waitingOn: key.waitingOn, ids: ids.sorted(), stack: key.stack, thread: key.thread)
         }.sorted { ($0.ids.count, $1.ids.first ?? 0) > ($1.ids.count, $0.ids.first ?? 0) }
     }
 

@@ -42,6 +42,9 @@ int cprobe_set_context_memory(const uintptr_t *ranges, int count);
 /// Replaced tables not freed yet (a handler was inside a walk when they were replaced): freed at the
 /// next publish that finds no handler walking.
 int cprobe_async_tables_held(void);
+/// The calling thread's running Swift task (`swift_task_getCurrent`, a thread-local read: safe in a
+/// signal handler), or 0 when none runs or the runtime's function is not known yet.
+uintptr_t cprobe_current_task(void);
 /// Turns the splicing of async chains into sampled stacks on (1) or off (0). `current_task` is the
 /// runtime's `swift_task_getCurrent` (or NULL): a thread running no task has no async frame, so its
 /// samples skip the search.

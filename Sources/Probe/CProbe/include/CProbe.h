@@ -65,6 +65,8 @@ typedef struct {
     int libunwind_steps;
     /// Time in the handler, from entry to the answer (the signal's delivery is not included).
     uint64_t handler_ns;
+    /// The Swift task the thread was running (`swift_task_getCurrent`), 0 for none.
+    uintptr_t task;
 } cprobe_sample_info;
 
 /// Asks thread `tid` (of this process) for its stack by sending `signo` carrying the slot, the
