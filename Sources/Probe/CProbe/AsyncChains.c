@@ -17,6 +17,7 @@
 #include "AsyncChains.h"
 
 #include "FramePointerUnwind.h"
+#include "TaskList.h"
 
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,9 +25,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #if !defined(__linux__) || !(defined(__x86_64__) || defined(__aarch64__))
 #error "async chains are read on Linux x86-64 and aarch64 only (see Sources/Probe/Probe/README.md)"
@@ -170,10 +168,7 @@ static int read_context(uintptr_t context, uintptr_t words[2], uintptr_t known[2
         return 1;
     }
     atomic_store_explicit(&memory_stale, 1, memory_order_relaxed);
-    struct iovec local = {.iov_base = words, .iov_len = 2 * sizeof(uintptr_t)};
-    struct iovec remote = {.iov_base = (void *)context, .iov_len = 2 * sizeof(uintptr_t)};
-    long read = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
-    return read == (long)(2 * sizeof(uintptr_t));
+    return cprobe_read_memory(context, words, 2 * sizeof(uintptr_t)) == 0;
 }
 
 static int walk_chain(uintptr_t context, uintptr_t *out, int capacity, int *ended);

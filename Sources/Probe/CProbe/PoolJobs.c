@@ -18,6 +18,13 @@
 #include <string.h>
 #include <time.h>
 
+// Job priorities the runtime uses (JobPriority): unspecified, background, utility, default,
+// user-initiated, user-interactive. Any other byte means the layout is not the one expected.
+int cprobe_known_job_priority(unsigned priority) {
+    return priority == 0 || priority == 0x09 || priority == 0x11 || priority == 0x15 || priority == 0x19 ||
+           priority == 0x21;
+}
+
 // The runtime's hook, `swiftcall` and the job layout are the same on both 64-bit Linux targets.
 #if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 
@@ -39,12 +46,7 @@ enum { JOB_FLAGS_OFFSET = 32 };
 
 static const char *const runtime_queue_label = "Swift global concurrent queue";
 
-// Job priorities the runtime uses (JobPriority): unspecified, background, utility, default,
-// user-initiated, user-interactive. Any other byte means the layout is not the one above.
-static int known_priority(unsigned priority) {
-    return priority == 0 || priority == 0x09 || priority == 0x11 || priority == 0x15 || priority == 0x19 ||
-           priority == 0x21;
-}
+static int known_priority(unsigned priority) { return cprobe_known_job_priority(priority); }
 
 // MARK: - Per-thread entries
 

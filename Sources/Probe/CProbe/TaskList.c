@@ -4,6 +4,7 @@
 // as a task before it is reported. Outside any signal handler (the profile server's thread dump).
 #define _GNU_SOURCE
 #include "TaskList.h"
+#include "PoolJobs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +38,6 @@ int cprobe_read_memory(uintptr_t address, void *out, uintptr_t size) {
     return read == (long)size ? 0 : -1;
 }
 
-// The priorities the runtime gives jobs (JobPriority), as PoolJobs.c checks them.
-static int known_priority(unsigned priority) {
-    return priority == 0 || priority == 0x09 || priority == 0x11 || priority == 0x15 || priority == 0x19 ||
-           priority == 0x21;
-}
 
 static uint64_t word(const unsigned char *object, int offset) {
     uint64_t value;
@@ -59,7 +55,7 @@ static uint32_t half(const unsigned char *object, int offset) {
 static int read_task(uintptr_t address, const unsigned char *object, cprobe_task *task) {
     uint32_t flags = half(object, TASK_JOB_FLAGS);
     uint32_t status = half(object, TASK_STATUS);
-    if ((flags & 0xff) != 0 || !known_priority((flags >> 8) & 0xff)) return 0;
+    if ((flags & 0xff) != 0 || !cprobe_known_job_priority((flags >> 8) & 0xff)) return 0;
     if (word(object, 8) == 0 || (status & CPROBE_TASK_COMPLETE) != 0) return 0;
     uintptr_t resume = word(object, TASK_RESUME_FUNCTION), context = word(object, TASK_RESUME_CONTEXT);
     if (resume == 0 || (context & 7) != 0) return 0;

@@ -36,6 +36,10 @@ enum {
     CPROBE_POOL_JOBS_UNSUPPORTED = 2,
 };
 
+/// True for a priority byte the runtime gives jobs (`JobPriority`): a job or task whose byte is
+/// another is not laid out as Probe reads it.
+int cprobe_known_job_priority(unsigned priority);
+
 /// Installs Probe's hook on Swift concurrency's global executor (`swift_task_enqueueGlobal_hook`):
 /// each job of a priority whose queue is known (``cprobe_pool_jobs_learn_queue``) is handed to that
 /// same queue through a trampoline that stamps the running thread's entry around
