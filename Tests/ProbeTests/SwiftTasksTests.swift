@@ -43,6 +43,21 @@ struct ParkedService {
     blackHoleForProbeTest(6)
 }
 
+@inline(never) func ignoredParkedRequest(_ lot: ParkingLot) async {
+    await lot.park()
+    blackHoleForProbeTest(7)
+}
+
+/// Wakes every 200 ms until cancelled, counting its turns.
+@inline(never) func tickForParkedTest() async {
+    var turns = 0
+    while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(200))
+        turns += 1
+    }
+    blackHoleForProbeTest(turns)
+}
+
 @Suite(.serialized)
 struct SwiftTasksTests {
     /// A thousand requests parked at the same await are one entry ×1000 in the dump, suspended on a
@@ -104,10 +119,31 @@ struct ParkedTaskWatchTests {
     let parkedHere = SwiftTasks.GroupKey(state: .suspended, waitingOn: "continuation", stack: [0x10, 0x20])
     let parkedThere = SwiftTasks.GroupKey(state: .suspended, waitingOn: "task", stack: [0x30])
 
-    func task(_ id: UInt64, _ group: SwiftTasks.GroupKey, context: UInt = 0x1000) -> SwiftTasks.ListedTask {
+    func task(_ id: UInt64, _ group: SwiftTasks.GroupKey, context: UInt = 0x1000, holding: UInt64 = 0)
+        -> SwiftTasks.ListedTask
+    {
         SwiftTasks.ListedTask(
-            address: UInt(id) << 8, id: id, resumeFunction: group.stack.first ?? 0, resumeContext: context, group: group
-        )
+            address: UInt(id) << 8, id: id, resumeFunction: group.stack.first ?? 0, resumeContext: context,
+            fingerprint: holding, group: group)
+    }
+
+    /// A loop that suspends at one await keeps its context; what the context holds tells it ran.
+    @Test func aLoopAtOneAwaitWhoseContextChangesIsNotParked() {
+        var tracker = ParkedTaskTracker(threshold: 2 * second)
+        for step in UInt64(0)...10 {
+            #expect(tracker.look([task(1, parkedHere, holding: step)], now: step * second).isEmpty)
+        }
+    }
+
+    @Test func aGroupThatDoubledIsReportedAgain() {
+        var tracker = ParkedTaskTracker(threshold: second)
+        let first = (1...3).map { task($0, parkedHere) }
+        let more = first + (4...6).map { task($0, parkedHere) }
+        _ = tracker.look(first, now: 0)
+        _ = tracker.look(more, now: second / 2)
+        #expect(tracker.look(more, now: second).first?.ids.count == 3)  // the later three not yet a second
+        #expect(tracker.look(more, now: 3 * second / 2).first?.ids.count == 6)
+        #expect(tracker.look(more, now: 2 * second).isEmpty)
     }
 
     @Test func tasksParkedAtTheSameAwaitForTheThresholdAreOneGroupReportedOnce() {
@@ -156,12 +192,17 @@ struct ParkedTaskWatchTests {
         let lot = ParkingLot()
         for _ in 0..<10 { Task.detached { await handleParkedRequest(lot) } }
         defer { lot.releaseAll() }
+        // Parked as well, by design: ignored by name.
+        for _ in 0..<3 { Task.detached { await ignoredParkedRequest(lot) } }
+        // A timer loop: suspended at one await nearly all the time, but it runs every 200 ms.
+        let ticker = Task.detached { await tickForParkedTest() }
+        defer { ticker.cancel() }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("parked-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = WatchdogConfiguration(name: "parked", threshold: .seconds(1))
         configuration.metrics = false
         configuration.jsonLinesPath = path
-        let watch = ParkedTaskWatch(configuration: configuration)
+        let watch = ParkedTaskWatch(configuration: configuration, ignoring: ["ignoredParkedRequest"])
         try watch.start()
         defer { watch.stop() }
         // Looks every 0.5 s: parked for 1 s is seen within 2 s; 30 s leaves room for a loaded machine.
@@ -180,6 +221,15 @@ struct ParkedTaskWatchTests {
         #expect(names.first { $0.contains("ParkedRepository.waitForRow") } != nil, "\(names)")
         #expect(names.contains { $0.contains("handleParkedRequest") }, "\(names)")
         #expect(record.groupKey.contains("ParkingLot.park"), "\(record.groupKey)")
+        // Two more looks: the ticker is never reported.
+        let looks = watch.looks
+        for _ in 0..<100 where watch.looks < looks + 2 { try await Task.sleep(for: .milliseconds(100)) }
+        let tickers = watch.recentRecords.filter {
+            $0.topStack.contains { $0.functionName.contains("tickForParkedTest") }
+        }
+        #expect(tickers.isEmpty, "\(tickers.map(\.groupKey))")
+        #expect(
+            !watch.recentRecords.contains { $0.topStack.contains { $0.functionName.contains("ignoredParkedRequest") } })
         watch.stop()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         let decoded = try lines.map { try JSONDecoder.stallRecords.decode(StallRecord.self, from: Data($0.utf8)) }

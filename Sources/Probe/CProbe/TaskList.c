@@ -39,6 +39,20 @@ int cprobe_read_memory(uintptr_t address, void *out, uintptr_t size) {
 }
 
 
+uint64_t cprobe_context_fingerprint(uintptr_t context, int levels, int bytes) {
+    unsigned char data[256];
+    if (bytes > (int)sizeof data) bytes = (int)sizeof data;
+    uint64_t hash = 14695981039346656037ull;  // FNV-1a
+    for (int level = 0; level < levels && context != 0 && (context & 7) == 0; level++) {
+        if (cprobe_read_memory(context, data, (uintptr_t)bytes) != 0) break;
+        for (int i = 0; i < bytes; i++) hash = (hash ^ data[i]) * 1099511628211ull;
+        uintptr_t parent;
+        memcpy(&parent, data, sizeof parent);
+        context = parent;
+    }
+    return hash;
+}
+
 static uint64_t word(const unsigned char *object, int offset) {
     uint64_t value;
     memcpy(&value, object + offset, sizeof value);

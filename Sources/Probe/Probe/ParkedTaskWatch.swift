@@ -19,6 +19,9 @@ import Synchronization
 /// (``SwiftTasks``): it reads the process's resident writable memory once.
 public final class ParkedTaskWatch: Sendable {
     public let configuration: WatchdogConfiguration
+    /// Function names (substrings) of tasks that wait by design: a group with any of them in its chain
+    /// is not reported.
+    public let ignoring: [String]
     private let running = Mutex<(stop: DispatchSemaphore, finished: DispatchSemaphore)?>(nil)
     private let recent = Mutex<[StallRecord]>([])
     private let lookCount = Atomic<Int>(0)
@@ -26,8 +29,12 @@ public final class ParkedTaskWatch: Sendable {
     /// The shortest threshold: a look reads all of the process's memory, so not more than twice a second.
     public static let shortestThreshold: Duration = .seconds(1)
 
-    public init(configuration: WatchdogConfiguration) {
+    /// `ignoring`: substrings of function names whose tasks wait by design, such as a server's accept
+    /// loop or a service group waiting for shutdown (`["HummingbirdCore.Server.run", "ServiceGroup"]`):
+    /// a group with one of them anywhere in its chain is not reported.
+    public init(configuration: WatchdogConfiguration, ignoring: [String] = []) {
         self.configuration = configuration
+        self.ignoring = ignoring
     }
 
     /// How long between looks: half the threshold, at least half a second.
@@ -65,7 +72,7 @@ public final class ParkedTaskWatch: Sendable {
                     let listing = SwiftTasks.list()
                     lookCount.add(1, ordering: .relaxed)
                     for group in tracker.look(listing.tasks, now: cprobe_monotonic_ns()) {
-                        let record = self.record(of: group)
+                        guard let record = self.record(of: group) else { continue }
                         recent.withLock {
                             $0.append(record)
                             if $0.count > configuration.recentStallCapacity { $0.removeFirst() }
@@ -99,8 +106,10 @@ public final class ParkedTaskWatch: Sendable {
     /// Looks taken since creation.
     public var looks: Int { lookCount.load(ordering: .relaxed) }
 
-    private func record(of group: ParkedTaskTracker.Group) -> StallRecord {
+    /// The group's record, or nil when it is one of the ignored.
+    private func record(of group: ParkedTaskTracker.Group) -> StallRecord? {
         let frames = Symbolicator.shared.symbolicate(stack: group.key.stack)
+        if frames.contains(where: { frame in ignoring.contains { frame.functionName.contains($0) } }) { return nil }
         let parked = Double(group.parkedNanoseconds)
         var record = StallRecord(
             watchdog: configuration.name, threadID: 0, start: Date(timeIntervalSinceNow: -parked / 1e9),
@@ -125,24 +134,26 @@ struct ParkedTaskTracker {
     }
 
     let threshold: UInt64
-    private var firstSeen: [UInt64: (function: UInt, context: UInt, at: UInt64)] = [:]
-    private var reported: Set<SwiftTasks.GroupKey> = []
+    private var firstSeen: [UInt64: (function: UInt, context: UInt, fingerprint: UInt64, at: UInt64)] = [:]
+    /// Each group reported, with its count then.
+    private var reported: [SwiftTasks.GroupKey: Int] = [:]
 
     init(threshold: UInt64) { self.threshold = threshold }
 
-    /// The groups parked for the threshold or longer at this look and not reported yet. A group is
-    /// reported again only after a look found none of it parked that long.
+    /// The groups parked for the threshold or longer at this look that were not reported yet, or
+    /// have doubled since they were. A group is reported anew after a look found none of it parked
+    /// that long.
     mutating func look(_ tasks: [SwiftTasks.ListedTask], now: UInt64) -> [Group] {
-        var seen: [UInt64: (function: UInt, context: UInt, at: UInt64)] = [:]
+        var seen: [UInt64: (function: UInt, context: UInt, fingerprint: UInt64, at: UInt64)] = [:]
         var parked: [SwiftTasks.GroupKey: (ids: [UInt64], since: UInt64)] = [:]
         for task in tasks where task.group.state == .suspended {
             var since = now
             if let earlier = firstSeen[task.id], earlier.function == task.resumeFunction,
-                earlier.context == task.resumeContext
+                earlier.context == task.resumeContext, earlier.fingerprint == task.fingerprint
             {
                 since = earlier.at
             }
-            seen[task.id] = (task.resumeFunction, task.resumeContext, since)
+            seen[task.id] = (task.resumeFunction, task.resumeContext, task.fingerprint, since)
             guard now &- since >= threshold else { continue }
             var entry = parked[task.group] ?? ([], since)
             entry.ids.append(task.id)
@@ -150,8 +161,8 @@ struct ParkedTaskTracker {
             parked[task.group] = entry
         }
         firstSeen = seen
-        let fresh = parked.filter { !reported.contains($0.key) }
-        reported = Set(parked.keys)
+        let fresh = parked.filter { key, group in reported[key].map { group.ids.count >= 2 * $0 } ?? true }
+        reported = reported.filter { parked[$0.key] != nil }.merging(fresh.mapValues(\.ids.count)) { $1 }
         return fresh.map { Group(key: $0.key, ids: $0.value.ids, parkedNanoseconds: now &- $0.value.since) }
             .sorted { $0.ids.count > $1.ids.count }
     }

@@ -95,6 +95,10 @@ enum SwiftTasks {
         /// move in between (a task that ran and parked again at the same await has another context).
         var resumeFunction: UInt
         var resumeContext: UInt
+        /// What its three innermost contexts hold (``cprobe_context_fingerprint``): a task that ran
+        /// between two looks and suspended at the same await again has the same context, but rarely
+        /// the same contents (a timer's deadline, a loop's element).
+        var fingerprint: UInt64
         var group: GroupKey
     }
 
@@ -142,6 +146,8 @@ enum SwiftTasks {
                 ListedTask(
                     address: task.address, id: task.id, resumeFunction: task.resume_function,
                     resumeContext: task.resume_context,
+                    fingerprint: task.status & UInt32(CPROBE_TASK_RUNNING) != 0
+                        ? 0 : cprobe_context_fingerprint(task.resume_context, 3, 128),
                     group: key(of: task, runtime: runtime)))
         }
         let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil

@@ -41,6 +41,12 @@ int cprobe_find_tasks(
     const uintptr_t *ranges, int range_count, uintptr_t task_metadata, cprobe_task *out, int capacity,
     uint64_t *scanned);
 
+/// A hash of the first `bytes` bytes of `context` and of up to `levels - 1` of its callers' contexts
+/// (each context's first word): a suspended task whose fingerprint is the same at two looks did not
+/// run in between, as far as its innermost frames show (a loop that suspends at one await keeps its
+/// context but changes what it holds). Unreadable memory ends the hash there.
+uint64_t cprobe_context_fingerprint(uintptr_t context, int levels, int bytes);
+
 /// Reads `size` bytes at `address` of this process into `out` through process_vm_readv: 0, or -1
 /// when they cannot be read (EFAULT instead of a fault).
 int cprobe_read_memory(uintptr_t address, void *out, uintptr_t size);
