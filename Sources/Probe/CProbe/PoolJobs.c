@@ -33,6 +33,17 @@ int cprobe_known_job_priority(unsigned priority) {
 typedef void (*probe_enqueue_original)(void *job) __attribute__((swiftcall));
 typedef void (*probe_enqueue_hook)(void *job, probe_enqueue_original original) __attribute__((swiftcall));
 extern probe_enqueue_hook swift_task_enqueueGlobal_hook;
+// A task that sleeps is handed over with a delay or a deadline (`Task.sleep`), through hooks of their
+// own (ConcurrencyHooks.def; the original is the hook's last argument, as 6.3.1's code passes it).
+typedef void (*probe_delay_original)(unsigned long long delay, void *job) __attribute__((swiftcall));
+typedef void (*probe_delay_hook)(unsigned long long delay, void *job, probe_delay_original original)
+    __attribute__((swiftcall));
+extern probe_delay_hook swift_task_enqueueGlobalWithDelay_hook;
+typedef void (*probe_deadline_original)(long long sec, long long nsec, long long tsec, long long tnsec, int clock,
+                                        void *job) __attribute__((swiftcall));
+typedef void (*probe_deadline_hook)(long long sec, long long nsec, long long tsec, long long tnsec, int clock,
+                                    void *job, probe_deadline_original original) __attribute__((swiftcall));
+extern probe_deadline_hook swift_task_enqueueGlobalWithDeadline_hook;
 // SerialExecutorRef is two words; {0, 0} is the generic executor, as `__swift_run_job` passes.
 extern void swift_job_run(void *job, void *identity, uintptr_t implementation) __attribute__((swiftcall));
 extern void dispatch_async_f(void *queue, void *context, void (*work)(void *));
@@ -157,7 +168,39 @@ static void cprobe_pool_run_job(void *job) {
     if (outer) stamp_end(entry);
 }
 
+// How often each task was handed to the global executor (to run, or to go on after an await), by
+// its address's slot: a suspended task whose count moved between two looks ran in between. Tasks
+// that share a slot count together, which can only make a parked one look as if it ran.
+#define TASK_ENQUEUE_SLOTS 65536  // 256 KiB, resident only where touched
+static _Atomic uint32_t task_enqueues[TASK_ENQUEUE_SLOTS];
+
+static size_t task_slot(uintptr_t task) { return (size_t)((task >> 4) ^ (task >> 16)) & (TASK_ENQUEUE_SLOTS - 1); }
+
+uint32_t cprobe_task_enqueues(uintptr_t task) {
+    return atomic_load_explicit(&task_enqueues[task_slot(task)], memory_order_relaxed);
+}
+
+static void count_task(const void *job) {
+    if (((const uint8_t *)job)[JOB_FLAGS_OFFSET] == 0) {  // the job is a task (kind 0)
+        atomic_fetch_add_explicit(&task_enqueues[task_slot((uintptr_t)job)], 1, memory_order_relaxed);
+    }
+}
+
+__attribute__((swiftcall)) static void enqueue_with_delay(unsigned long long delay, void *job,
+                                                          probe_delay_original original) {
+    count_task(job);
+    original(delay, job);
+}
+
+__attribute__((swiftcall)) static void enqueue_with_deadline(long long sec, long long nsec, long long tsec,
+                                                             long long tnsec, int clock, void *job,
+                                                             probe_deadline_original original) {
+    count_task(job);
+    original(sec, nsec, tsec, tnsec, clock, job);
+}
+
 __attribute__((swiftcall)) static void enqueue_global(void *job, probe_enqueue_original original) {
+    count_task(job);
     unsigned priority = ((const uint8_t *)job)[JOB_FLAGS_OFFSET + 1];
     void *queue = atomic_load_explicit(&queues[priority], memory_order_acquire);
     if (queue == NULL) {
@@ -177,6 +220,11 @@ int cprobe_pool_jobs_install(int signo) {
         } else {
             atomic_store(&sampling_signal, signo);
             swift_task_enqueueGlobal_hook = enqueue_global;
+            // Only counting: left alone when someone else holds them.
+            if (swift_task_enqueueGlobalWithDelay_hook == NULL) swift_task_enqueueGlobalWithDelay_hook = enqueue_with_delay;
+            if (swift_task_enqueueGlobalWithDeadline_hook == NULL) {
+                swift_task_enqueueGlobalWithDeadline_hook = enqueue_with_deadline;
+            }
         }
     }
     if (result == CPROBE_POOL_JOBS_INSTALLED) install_count++;
@@ -188,6 +236,10 @@ void cprobe_pool_jobs_uninstall(void) {
     pthread_mutex_lock(&install_lock);
     if (install_count > 0 && --install_count == 0 && swift_task_enqueueGlobal_hook == enqueue_global) {
         swift_task_enqueueGlobal_hook = NULL;
+        if (swift_task_enqueueGlobalWithDelay_hook == enqueue_with_delay) swift_task_enqueueGlobalWithDelay_hook = NULL;
+        if (swift_task_enqueueGlobalWithDeadline_hook == enqueue_with_deadline) {
+            swift_task_enqueueGlobalWithDeadline_hook = NULL;
+        }
     }
     pthread_mutex_unlock(&install_lock);
 }
@@ -263,6 +315,10 @@ void cprobe_pool_jobs_run_stamped(void (*body)(void *), void *context) {
 int cprobe_pool_jobs_install(int signo) {
     (void)signo;
     return CPROBE_POOL_JOBS_UNSUPPORTED;
+}
+uint32_t cprobe_task_enqueues(uintptr_t task) {
+    (void)task;
+    return 0;
 }
 void cprobe_pool_jobs_uninstall(void) {}
 int cprobe_pool_jobs_installed(void) { return 0; }

@@ -23,6 +23,7 @@ public final class ParkedTaskWatch: Sendable {
     /// is not reported.
     public let ignoring: [String]
     private let running = Mutex<(stop: DispatchSemaphore, finished: DispatchSemaphore)?>(nil)
+    private let startLimitations = Mutex<[String]>([])
     private let recent = Mutex<[StallRecord]>([])
     private let lookCount = Atomic<Int>(0)
 
@@ -62,6 +63,17 @@ public final class ParkedTaskWatch: Sendable {
                     .unsupported, "parked-task watch \"\(name)\": tasks cannot be listed: \(reason.message)")
             }
             FramePointerCode.publish()
+            // Probe's hook on the global executor counts each task's resumptions: a task that runs
+            // every second at the same await, with the same contexts, is not parked.
+            var limitations: [String] = []
+            if cprobe_pool_jobs_install(configuration.signal) != Int32(CPROBE_POOL_JOBS_INSTALLED) {
+                limitations.append(
+                    "tasks resumed through another library's global executor are judged by their contexts' contents only (a loop that keeps nothing changing in them may be reported)"
+                )
+                configuration.logger?.warning("parked-task watch \"\(name)\": \(limitations[0])")
+            }
+            let hooked = limitations.isEmpty
+            startLimitations.withLock { $0 = limitations }
             let stop = DispatchSemaphore(value: 0)
             let finished = DispatchSemaphore(value: 0)
             let outlets = StallOutlets(configuration: configuration)
@@ -69,7 +81,7 @@ public final class ParkedTaskWatch: Sendable {
             ProbeThreads.start(name: "probe-parked") { [self] in
                 var tracker = ParkedTaskTracker(threshold: configuration.threshold.nanoseconds)
                 while stop.wait(timeout: .now() + .nanoseconds(Int(interval.nanoseconds))) == .timedOut {
-                    let listing = SwiftTasks.list()
+                    let listing = SwiftTasks.list(fingerprints: true)
                     lookCount.add(1, ordering: .relaxed)
                     for group in tracker.look(listing.tasks, now: cprobe_monotonic_ns()) {
                         guard let record = self.record(of: group) else { continue }
@@ -80,6 +92,7 @@ public final class ParkedTaskWatch: Sendable {
                         outlets.deliver(record)
                     }
                 }
+                if hooked { cprobe_pool_jobs_uninstall() }
                 finished.signal()
             }
             state = (stop, finished)
@@ -99,6 +112,9 @@ public final class ParkedTaskWatch: Sendable {
     }
 
     public var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// What this watch cannot tell in this process, found at its latest `start()` (also logged).
+    public var limitations: [String] { startLimitations.withLock { $0 } }
 
     /// The latest records, oldest first (at most `recentStallCapacity`).
     public var recentRecords: [StallRecord] { recent.withLock { $0 } }

@@ -95,10 +95,12 @@ enum SwiftTasks {
         /// move in between (a task that ran and parked again at the same await has another context).
         var resumeFunction: UInt
         var resumeContext: UInt
-        /// What its three innermost contexts hold (``cprobe_context_fingerprint``): a task that ran
-        /// between two looks and suspended at the same await again has the same context, but rarely
-        /// the same contents (a timer's deadline, a loop's element).
-        var fingerprint: UInt64
+        /// When asked for: how often Probe's global-executor hook saw it enqueued, and what its
+        /// contexts hold (up to 32, ``cprobe_context_fingerprint``). A task that ran between two
+        /// looks and suspended at the same await again has the same contexts; the count moved if it
+        /// went on on the global executor, the contents changed if its loop keeps a changing value
+        /// in a frame (on another executor the contents are all there is).
+        var fingerprint: UInt64 = 0
         var group: GroupKey
     }
 
@@ -111,7 +113,9 @@ enum SwiftTasks {
 
     /// Every live task, or why they cannot be listed. Reads all writable anonymous memory that is
     /// resident: see docs/probe-in-a-server.md for what it costs.
-    static func list() -> (tasks: [ListedTask], note: String?, scannedBytes: UInt64, nanoseconds: UInt64) {
+    static func list(fingerprints: Bool = false) -> (
+        tasks: [ListedTask], note: String?, scannedBytes: UInt64, nanoseconds: UInt64
+    ) {
         let runtime: Runtime
         switch self.runtime {
         case .success(let found): runtime = found
@@ -146,8 +150,9 @@ enum SwiftTasks {
                 ListedTask(
                     address: task.address, id: task.id, resumeFunction: task.resume_function,
                     resumeContext: task.resume_context,
-                    fingerprint: task.status & UInt32(CPROBE_TASK_RUNNING) != 0
-                        ? 0 : cprobe_context_fingerprint(task.resume_context, 3, 128),
+                    fingerprint: fingerprints && task.status & UInt32(CPROBE_TASK_RUNNING) == 0
+                        ? cprobe_context_fingerprint(task.resume_context, 32, 128)
+                            ^ UInt64(cprobe_task_enqueues(task.address)) &* 0x9E37_79B9_7F4A_7C15 : 0,
                     group: key(of: task, runtime: runtime)))
         }
         let note = found > capacity ? "\(found - capacity) more tasks not listed (at most \(capacity))" : nil

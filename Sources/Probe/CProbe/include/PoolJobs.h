@@ -47,6 +47,9 @@ int cprobe_known_job_priority(unsigned priority);
 /// runtime's own way. Threads that run a job are prepared for sampling with `signo`
 /// (``cprobe_prepare_thread``). Reference counted; returns a CPROBE_POOL_JOBS_… value.
 int cprobe_pool_jobs_install(int signo);
+/// How many times the task at `task` was handed to the global executor while the hook was installed
+/// (shared with the tasks whose addresses fall in the same of 65,536 slots).
+uint32_t cprobe_task_enqueues(uintptr_t task);
 /// Drops one reference; the last one restores the previous (empty) hook. Jobs already handed to
 /// the trampoline still run through it.
 void cprobe_pool_jobs_uninstall(void);
