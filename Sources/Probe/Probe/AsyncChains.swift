@@ -105,7 +105,20 @@ enum AsyncChains {
 
     /// The writable anonymous mappings (the heap, malloc's arenas), merged where adjacent: task
     /// allocators take their slabs from malloc, so every live context lies in one of them.
-    static func refreshContextMemory() {
+    /// Returns the pairs published (``writableAnonymousMemory()``).
+    @discardableResult static func refreshContextMemory() -> [UInt] {
+        let pairs = writableAnonymousMemory()
+        let count = min(pairs.count / 2, Int(CPROBE_MAX_CONTEXT_RANGES))
+        _ = cprobe_set_context_memory(pairs, Int32(count))
+        lastRefresh.store(cprobe_monotonic_ns(), ordering: .relaxed)
+        return pairs
+    }
+
+    private static let lastRefresh = Atomic<UInt64>(0)
+
+    /// The writable anonymous mappings and the heap as sorted start, end pairs, adjacent ones merged:
+    /// where async contexts and tasks live (task allocators and tasks come from malloc).
+    static func writableAnonymousMemory() -> [UInt] {
         var pairs: [UInt] = []
         for mapping in Symbolicator.readMappings()
         where mapping.writable && (mapping.path.isEmpty || mapping.path == "[heap]") {
@@ -115,12 +128,8 @@ enum AsyncChains {
                 pairs += [UInt(mapping.start), UInt(mapping.end)]
             }
         }
-        let count = min(pairs.count / 2, Int(CPROBE_MAX_CONTEXT_RANGES))
-        _ = cprobe_set_context_memory(pairs, Int32(count))
-        lastRefresh.store(cprobe_monotonic_ns(), ordering: .relaxed)
+        return pairs
     }
-
-    private static let lastRefresh = Atomic<UInt64>(0)
 
     /// Reads the mappings again when a walk met a context outside them (the heap grew), at most once
     /// a second. Cheap to call for every stack symbolicated: one atomic exchange.

@@ -91,8 +91,8 @@ enum SwiftTasks {
     struct ListedTask: Sendable {
         var address: UInt
         var id: UInt64
-        /// Where it goes on and with which context: the same pair at two looks means it did not
-        /// move in between (a task that ran and parked again at the same await has another context).
+        /// Where it goes on and with which context: the same pair at two looks is needed for it not to
+        /// have moved in between, but not enough (a loop at one await keeps its context).
         var resumeFunction: UInt
         var resumeContext: UInt
         /// When asked for: how often Probe's global-executor hook saw it enqueued, and what its
@@ -122,12 +122,7 @@ enum SwiftTasks {
         case .failure(let reason): return ([], "tasks unavailable: \(reason.message)", 0, 0)
         }
         let start = cprobe_monotonic_ns()
-        AsyncChains.refreshContextMemory()
-        var ranges: [UInt] = []
-        for mapping in Symbolicator.readMappings()
-        where mapping.writable && (mapping.path.isEmpty || mapping.path == "[heap]") {
-            ranges += [UInt(mapping.start), UInt(mapping.end)]
-        }
+        let ranges = AsyncChains.refreshContextMemory()
         // Room for a few thousand first (a service's usual count); a second scan when there were more.
         var room = min(4096, capacity)
         var tasks: [cprobe_task] = []
