@@ -19,8 +19,8 @@ import Synchronization
 /// (``SwiftTasks``): it reads the process's resident writable memory once.
 public final class ParkedTaskWatch: Sendable {
     public let configuration: WatchdogConfiguration
-    /// Function names (substrings) of tasks that wait by design: a group with any of them in its chain
-    /// is not reported.
+    /// Beginnings of function names of tasks that wait by design: a group with a frame whose
+    /// function's name begins with one of them is not reported.
     public let ignoring: [String]
     private let running = Mutex<(stop: DispatchSemaphore, finished: DispatchSemaphore)?>(nil)
     private let startLimitations = Mutex<[String]>([])
@@ -30,9 +30,11 @@ public final class ParkedTaskWatch: Sendable {
     /// The shortest threshold: a look reads all of the process's memory, so not more than twice a second.
     public static let shortestThreshold: Duration = .seconds(1)
 
-    /// `ignoring`: substrings of function names whose tasks wait by design, such as a server's accept
-    /// loop or a service group waiting for shutdown (`["HummingbirdCore.Server.run", "ServiceGroup"]`):
-    /// a group with one of them anywhere in its chain is not reported.
+    /// `ignoring`: beginnings of the names of functions whose tasks wait by design, such as a server's
+    /// accept loop or a service group waiting for shutdown (`["HummingbirdCore.Server.run(",
+    /// "ServiceLifecycle.ServiceGroup."]`): a group with a frame of such a function is not reported.
+    /// A beginning, not any part: a request's chain holds closures named `closure #1 … in
+    /// HummingbirdCore.Server.run()`, and they must not hide it.
     public init(configuration: WatchdogConfiguration, ignoring: [String] = []) {
         self.configuration = configuration
         self.ignoring = ignoring
@@ -125,7 +127,7 @@ public final class ParkedTaskWatch: Sendable {
     /// The group's record, or nil when it is one of the ignored.
     private func record(of group: ParkedTaskTracker.Group) -> StallRecord? {
         let frames = Symbolicator.shared.symbolicate(stack: group.key.stack)
-        if frames.contains(where: { frame in ignoring.contains { frame.functionName.contains($0) } }) { return nil }
+        if frames.contains(where: { frame in ignoring.contains { frame.functionName.hasPrefix($0) } }) { return nil }
         let parked = Double(group.parkedNanoseconds)
         var record = StallRecord(
             watchdog: configuration.name, threadID: 0, start: Date(timeIntervalSinceNow: -parked / 1e9),
