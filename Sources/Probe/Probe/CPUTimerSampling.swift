@@ -155,9 +155,9 @@ final class CPUTimers {
     func refreshThreads(retired: (Int) -> Void = { _ in }) {
         listing.refresh()
         let present = listing.threads
-        let own = ProbeThreads.all
+        let own = ProbeThreads.allKnown
         for tid in present
-        where indexByTID[tid] == nil && tid != drainingThread && !own.contains(tid) && !ignored.contains(tid) {
+        where indexByTID[tid] == nil && tid != drainingThread && own?.contains(tid) == false && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
             if !selects(name, tid) {
                 ignored.insert(tid)

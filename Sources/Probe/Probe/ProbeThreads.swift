@@ -8,13 +8,17 @@ import Synchronization
 /// stall record lists a Probe thread among the service's threads or blames it.
 package enum ProbeThreads {
     private static let running = Mutex<Set<Int32>>([])
+    /// Threads started and not yet in `running`: a thread listed in `/proc` meanwhile may be one.
+    private static let starting = Atomic<Int>(0)
 
     /// Starts a thread that names itself `name` (at most 15 bytes are kept: `probe-wd-3`) and
     /// runs `body`; it counts as Probe's own until `body` returns.
     package static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        starting.add(1, ordering: .sequentiallyConsistent)
         let thread = Thread {
             let tid = cprobe_gettid()
             _ = running.withLock { $0.insert(tid) }
+            starting.subtract(1, ordering: .sequentiallyConsistent)
             _ = cprobe_set_thread_name(name)
             body()
             _ = running.withLock { $0.remove(tid) }
@@ -27,4 +31,12 @@ package enum ProbeThreads {
 
     /// Probe's threads now alive.
     static var all: Set<Int32> { running.withLock { $0 } }
+
+    /// Probe's threads now alive, or nil while one has started but not counted itself yet: then a
+    /// thread just listed in `/proc` may be Probe's, and a sampler decides on it at its next look.
+    /// (A cpu profile counted the frame-pointer classifier, started with it, as a service thread.)
+    static var allKnown: Set<Int32>? {
+        guard starting.load(ordering: .sequentiallyConsistent) == 0 else { return nil }
+        return all
+    }
 }

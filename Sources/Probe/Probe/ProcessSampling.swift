@@ -296,9 +296,9 @@ final class ProcessSampling {
     /// Lists `/proc/self/task`: new threads are tracked (named once), vanished ones closed.
     private func refreshThreads() {
         listing.refresh()
-        let own = ProbeThreads.all
+        let own = ProbeThreads.allKnown
         for tid in listing.threads
-        where indexByTID[tid] == nil && tid != samplingThread && !own.contains(tid) && !ignored.contains(tid) {
+        where indexByTID[tid] == nil && tid != samplingThread && own?.contains(tid) == false && !ignored.contains(tid) {
             let name = CooperativePoolThreads.name(of: tid) ?? "?"
             if !selects(name, tid) {
                 ignored.insert(tid)
