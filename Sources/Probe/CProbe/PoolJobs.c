@@ -57,8 +57,6 @@ enum { JOB_FLAGS_OFFSET = 32 };
 
 static const char *const runtime_queue_label = "Swift global concurrent queue";
 
-static int known_priority(unsigned priority) { return cprobe_known_job_priority(priority); }
-
 // MARK: - Per-thread entries
 
 // Written by its own thread only (`job_since` last, with release), read by the watchdog.
@@ -204,7 +202,7 @@ __attribute__((swiftcall)) static void enqueue_global(void *job, probe_enqueue_o
     unsigned priority = ((const uint8_t *)job)[JOB_FLAGS_OFFSET + 1];
     void *queue = atomic_load_explicit(&queues[priority], memory_order_acquire);
     if (queue == NULL) {
-        if (!known_priority(priority)) atomic_fetch_add_explicit(&unrecognised_jobs, 1, memory_order_relaxed);
+        if (!cprobe_known_job_priority(priority)) atomic_fetch_add_explicit(&unrecognised_jobs, 1, memory_order_relaxed);
         original(job);
         return;
     }
@@ -247,7 +245,7 @@ void cprobe_pool_jobs_uninstall(void) {
 int cprobe_pool_jobs_installed(void) { return swift_task_enqueueGlobal_hook == enqueue_global; }
 
 int cprobe_pool_jobs_learn_queue(int priority) {
-    if (priority < 0 || priority > 255 || !known_priority((unsigned)priority)) return 0;
+    if (priority < 0 || priority > 255 || !cprobe_known_job_priority((unsigned)priority)) return 0;
     if (atomic_load(&queues[priority]) != NULL) return 1;
     void *queue = dispatch_get_current_queue();
     const char *label = queue ? dispatch_queue_get_label(queue) : NULL;

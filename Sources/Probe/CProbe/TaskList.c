@@ -38,7 +38,6 @@ int cprobe_read_memory(uintptr_t address, void *out, uintptr_t size) {
     return read == (long)size ? 0 : -1;
 }
 
-
 uint64_t cprobe_context_fingerprint(uintptr_t context, int levels, int bytes) {
     unsigned char data[256];
     if (bytes > (int)sizeof data) bytes = (int)sizeof data;

@@ -177,7 +177,7 @@ public final class ProcessProfiler: ProfileSource {
         return text
     }
 
-    /// `suspended, waiting on continuation`, `running (its stack is its thread's)`.
+    /// `suspended, waiting on continuation`, `running on thread 4711`.
     private static func stateText(_ group: TaskDump.Group) -> String {
         switch group.state {
         case .running: return group.thread.map { "running on thread \($0)" } ?? "running"
