@@ -18,6 +18,8 @@ let package = Package(
         // The stall record Probe hands out and writes (and AtomicFile): for a service that names
         // `StallRecord` or reads stall files, without the report model.
         .library(name: "ProbeRecords", targets: ["ProbeRecords"]),
+        // Heap profiles: replaces the executable's malloc family (see Sources/Probe/CProbeHeap).
+        .library(name: "ProbeHeap", targets: ["ProbeHeap"]),
         // Every loop of a SwiftNIO EventLoopGroup watched (one watchdog per loop).
         .library(name: "ProbeNIO", targets: ["ProbeNIO"]),
         // Watchdogs as a swift-service-lifecycle Service (Hummingbird, Vapor).
@@ -122,6 +124,18 @@ let package = Package(
             ], path: "Sources/Probe/Probe",
             exclude: ["README.md"]
         ),
+        // The heap sampler: glibc's malloc family with a sampled path that is lock-free and
+        // allocation-free (C, like the signal handler whose unwinder it shares); the interposer
+        // that makes it the executable's malloc is a target of its own, so benchmarks can link
+        // the sampler alone.
+        .target(
+            name: "CProbeHeap", dependencies: ["CProbe"], path: "Sources/Probe/CProbeHeap",
+            linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "CProbeHeapInterposer", dependencies: ["CProbeHeap"], path: "Sources/Probe/CProbeHeapInterposer"),
+        .target(
+            name: "ProbeHeap",
+            dependencies: ["Probe", "CProbeHeap", "CProbeHeapInterposer", "CProbe", "Pprof", "ProbeRecords"],
+            path: "Sources/Probe/ProbeHeap"),
         .target(
             name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")],
             path: "Sources/Probe/ProbeNIO"),
@@ -134,7 +148,8 @@ let package = Package(
         .target(
             name: "ProbeBenchmarks",
             dependencies: [
-                "Harness", "Probe", "CProbe", "CProbeBenchmarks", .product(name: "Metrics", package: "swift-metrics"),
+                "Harness", "Probe", "CProbe", "CProbeBenchmarks", "CProbeHeap",
+                .product(name: "Metrics", package: "swift-metrics"),
             ], path: "Sources/Probe/Benchmarks"),
         // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
         .target(name: "CProbeBenchmarks", path: "Sources/Probe/CBenchmarks"),
@@ -213,7 +228,8 @@ let package = Package(
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
-        .executableTarget(name: "probe-test-helper", dependencies: ["Probe"], path: "Sources/Probe/TestHelper"),
+        .executableTarget(
+            name: "probe-test-helper", dependencies: ["Probe", "ProbeHeap"], path: "Sources/Probe/TestHelper"),
         .testTarget(
             name: "ProbeTests",
             dependencies: [

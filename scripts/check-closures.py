@@ -5,6 +5,8 @@ target and product it depends on, directly or through other targets.
 - What a service embeds (Probe, ProbeNIO, ProbeServiceLifecycle, and ProbeRecords, Pprof under them)
   links no report model, wording, statistics, history, HTML or benchmark runner.
 - The HTML report and the history link no benchmark runner (Harness) and no command line.
+- Only ProbeHeap links the malloc interposer: Probe keeps glibc's malloc for services that do not ask,
+  and perfkit's own executable keeps it for `--allocations` (LD_PRELOAD's interposer would lose to it).
 
 Usage: check-closures.py [--print] [PACKAGE_DIR]   (--print: every checked closure, also when clean;
 $SWIFT: the swift to run, as in the Makefile)
@@ -17,7 +19,10 @@ import sys
 
 SERVICE_FORBIDDEN = {"PerfReport", "Harness", "PerfStatistics", "History", "HTMLReport", "PerfkitMain"}
 RULES = {
-    "Probe": SERVICE_FORBIDDEN,
+    "Probe": SERVICE_FORBIDDEN | {"CProbeHeapInterposer"},
+    "ProbeHeap": SERVICE_FORBIDDEN,
+    "ProbeBenchmarks": {"CProbeHeapInterposer"},
+    "PerfkitCLI": {"CProbeHeapInterposer"},
     "ProbeNIO": SERVICE_FORBIDDEN,
     "ProbeServiceLifecycle": SERVICE_FORBIDDEN,
     "ProbeRecords": SERVICE_FORBIDDEN,

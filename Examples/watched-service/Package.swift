@@ -8,7 +8,8 @@ import PackageDescription
 // Why each dependency: Hummingbird (the server), swift-prometheus (the swift-metrics backend that
 // /metrics renders), swift-service-lifecycle and swift-nio (what Hummingbird runs on, named because
 // this code uses them directly), swift-argument-parser (the command line; perfkit uses it already), perfkit
-// by relative path for Probe, ProbeNIO and ProbeServiceLifecycle.
+// by relative path for Probe, ProbeNIO, ProbeServiceLifecycle and ProbeHeap (which replaces the
+// executable's malloc: one branch per call until --heap-profile starts it).
 let package = Package(
     name: "watched-service",
     platforms: [.macOS(.v14)],
@@ -29,6 +30,7 @@ let package = Package(
                 .product(name: "Probe", package: "perfkit"),
                 .product(name: "ProbeNIO", package: "perfkit"),
                 .product(name: "ProbeServiceLifecycle", package: "perfkit"),
+                .product(name: "ProbeHeap", package: "perfkit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -234,8 +234,8 @@ struct ProfileServerTests {
                 ProfileRequest(duration: .seconds(1), threadNames: ["NIO-ELT", "worker"]),
             ])
 
-        let missing = try #require(TestHTTP.get(port, "/debug/pprof/heap"))
-        #expect(missing.status == 404 && missing.text.contains("/debug/pprof/heap"))
+        let missing = try #require(TestHTTP.get(port, "/debug/pprof/block"))
+        #expect(missing.status == 404 && missing.text.contains("/debug/pprof/block"))
         let post = try #require(TestHTTP.get(port, "/debug/pprof/profile", method: "POST"))
         #expect(post.status == 405 && post.headers["allow"] == "GET")
         #expect(source.state.withLock { $0.requests.count } == 4)

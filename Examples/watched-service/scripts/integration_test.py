@@ -103,6 +103,36 @@ def flight_recorder(service, port, workdir):
     print("ok: /debug/pprof/flight read by go tool pprof, the /work load in it")
 
 
+def heap_profile(workdir):
+    """--heap-profile: 64 MiB kept by /allocate shows in /debug/pprof/heap, read over HTTP by `go
+    tool pprof`: KeptMemory.keep holds most of the in-use space, about 64 MiB of it."""
+    port = free_port()
+    service = Service(os.path.join(workdir, "heap"), threshold_ms=THRESHOLD_MS, profile_port=port, heap_profile=True)
+    try:
+        status, body, _ = service.get("/allocate?mib=64")
+        check(status == 200, f"/allocate?mib=64 answered {status}: {body!r}")
+        url = f"http://127.0.0.1:{port}/debug/pprof/heap"
+        top = subprocess.run(["go", "tool", "pprof", "-sample_index=inuse_space", "-top", url],
+                             capture_output=True, text=True, env=dict(os.environ, PPROF_TMPDIR=workdir))
+        check(top.returncode == 0, f"go tool pprof -top {url} failed: {top.stderr[-500:]}")
+        lines = top.stdout.splitlines()
+        header = next((i for i, line in enumerate(lines) if "flat%" in line), None)
+        check(header is not None and header + 1 < len(lines), f"no rows in:\n{top.stdout[:2000]}")
+        first = lines[header + 1]
+        check("KeptMemory.keep" in first, f"KeptMemory.keep is not first in use:\n{top.stdout[:3000]}")
+        total = re.search(r"of ([0-9.]+)MB total", top.stdout)
+        check(total, f"no total in:\n{top.stdout[:500]}")
+        in_use = float(total.group(1))
+        kept = 64 * 2**20 / 1e6
+        check(abs(in_use - kept) <= 0.25 * kept, f"{in_use} MB in use in the heap profile, {kept:.1f} MB kept")
+        print(f"ok: /debug/pprof/heap after /allocate?mib=64: KeptMemory.keep first, {in_use} MB in use")
+        status, _ = service.terminate()
+        check(status == 0, f"the heap-profiled instance exited with {status} on SIGTERM")
+    finally:
+        if service.process.poll() is None:
+            service.kill()
+
+
 def profile_under_load(workdir):
     """A 2 s cpu profile from --profile-port while two clients keep /work?ms=20 busy: `go tool
     pprof` reads it and names the route's function, whose share of the samples is at least half."""
@@ -292,6 +322,7 @@ def main():
         print(f"ok: the next instance read the previous exit as clean (pid {first_pid}); "
               f"anon RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB after /allocate?mib=64")
         profile_under_load(workdir)
+        heap_profile(workdir)
     except Failure as failure:
         service.kill()
         print(f"service log ({service.log_path}):", file=sys.stderr)

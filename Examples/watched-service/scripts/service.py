@@ -29,7 +29,8 @@ class Service:
     """The service as a child process on a free port, its stderr kept in a file beside the stalls."""
 
     def __init__(self, workdir, threshold_ms=100, probe=True, binary=BINARY, cpus=None, watch="all",
-                 resting_look_ms=None, pprof_dir=None, breadcrumb=None, profile_port=None, flight_recorder=True):
+                 resting_look_ms=None, pprof_dir=None, breadcrumb=None, profile_port=None, flight_recorder=True,
+                 heap_profile=False):
         os.makedirs(workdir, exist_ok=True)
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
@@ -47,6 +48,8 @@ class Service:
             arguments += ["--breadcrumb", breadcrumb]
         if profile_port:
             arguments += ["--profile-port", str(profile_port)]
+        if heap_profile:
+            arguments.append("--heap-profile")
         if not probe:
             arguments.append("--no-probe")
         if not flight_recorder:

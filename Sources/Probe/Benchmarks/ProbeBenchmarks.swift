@@ -1,5 +1,6 @@
 import CProbe
 import CProbeBenchmarks
+import CProbeHeap
 import Dispatch
 import Foundation
 import Harness
@@ -134,6 +135,20 @@ public let probeSuite = BenchmarkSuite(
             setup: { _ in MemoryChecks() },
             body: { checks, iterations in checks.check(iterations) },
             teardown: { $0.close() }),
+        // The heap sampler's allocation path (ProbeHeap's malloc and free, called directly: perfkit
+        // keeps glibc's malloc for `--allocations`), 64 bytes allocated and freed per operation:
+        // with no profiler running, at Go's 512 KiB (a sample every 8,192 operations on average, its
+        // places fixed by a seed), and every allocation sampled (a sample's whole cost: the stack,
+        // its site, its address tracked and untracked).
+        Benchmark(
+            "Probe/heap/malloc-free-off", setup: { _ in HeapSampling(meanInterval: 0) },
+            body: { heap, iterations in heap.run(iterations) }, teardown: { $0.stop() }),
+        Benchmark(
+            "Probe/heap/malloc-free-512k", setup: { _ in HeapSampling(meanInterval: 512 * 1024) },
+            body: { heap, iterations in heap.run(iterations) }, teardown: { $0.stop() }),
+        Benchmark(
+            "Probe/heap/sample", setup: { _ in HeapSampling(meanInterval: 1) },
+            body: { heap, iterations in heap.run(iterations) }, teardown: { $0.stop() }),
         Benchmark("Probe/startup/mark-x64") { iterations in
             for _ in 0..<iterations {
                 Startup.resetForBenchmarks()
@@ -175,6 +190,25 @@ public let probeSuite = BenchmarkSuite(
 )
 
 /// Threads that sleep in `read` on a pipe until `stop` writes to it, sampled by a wall profile's ticks.
+/// ProbeHeap's allocation functions on the benchmark's thread, its sampler started at
+/// `meanInterval` (0: not started) with this thread's countdown seeded, so instruction counts repeat.
+final class HeapSampling {
+    let started: Bool
+
+    init(meanInterval: UInt64) {
+        Watchdog.finishStartUpWork()  // frame-pointer code published: samples walk frame records
+        started = meanInterval > 0
+        if started { cprobe_heap_start(meanInterval) }
+        cprobe_heap_seed_thread(0x5EED)
+    }
+
+    @inline(never) func run(_ iterations: Int) {
+        for _ in 0..<iterations { cprobe_heap_free(cprobe_heap_malloc(64)) }
+    }
+
+    func stop() { if started { cprobe_heap_stop() } }
+}
+
 final class ProfileTickTarget {
     private let ticks: ProfileTicks
     private let finished = DispatchSemaphore(value: 0)

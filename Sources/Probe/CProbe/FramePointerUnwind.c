@@ -645,6 +645,24 @@ int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int c
     return w.depth;
 }
 
+// MARK: - The calling thread, from here
+
+__attribute__((noinline)) int cprobe_unwind_here(uintptr_t *pcs, int capacity) {
+    if (capacity <= 0) return 0;
+    if (this_thread.high == 0 && cprobe_attach_thread() != 0) return 0;
+    uintptr_t fps[CPROBE_UNWIND_MAX_FRAMES];
+    int chain = capacity <= CPROBE_UNWIND_MAX_FRAMES && cprobe_async_chain_wanted();
+    walk_state w = {
+        .pcs = pcs, .capacity = capacity, .low = this_thread.low, .high = this_thread.high, .tail = &this_thread,
+        .fps = chain ? fps : NULL};
+    // This function's own record holds the caller's pc (the first frame) and the caller's record.
+    const uintptr_t *own = __builtin_frame_address(0);
+    push(&w, own[1]);
+    if (own[0] > (uintptr_t)own) walk_records(&w, own[0], (uintptr_t)own + 16);
+    if (w.fps) w.depth = cprobe_splice_async_chain(pcs, w.fps, w.depth, capacity);
+    return w.depth;
+}
+
 // MARK: - A thread blocked in a syscall, from /proc/self/task/TID/syscall
 
 static int follows_call(uintptr_t ret);

@@ -11,9 +11,9 @@ import Foundation
 /// does not. Modules are
 /// classified once per process, when the first sampler or watchdog starts; code loaded later is
 /// unwound with libunwind, which is slower but never wrong.
-enum FramePointerCode {
+package enum FramePointerCode {
     /// One module's verdict, for diagnostics (`modules`).
-    struct Module: Sendable, CustomStringConvertible {
+    package struct Module: Sendable, CustomStringConvertible {
         public var path: String
         /// Functions whose first bytes were read, and how many of them set up a frame record.
         public var sampled: Int
@@ -36,7 +36,7 @@ enum FramePointerCode {
     /// Classifies the loaded modules and publishes their executable ranges; later calls return
     /// the first result. Reading a large executable's symbols takes a few hundred milliseconds.
     @discardableResult
-    static func publish() -> [Module] { published }
+    package static func publish() -> [Module] { published }
 
     /// Publishes on a thread of its own, so a watchdog starts watching at once; until then its
     /// samples are unwound with libunwind.

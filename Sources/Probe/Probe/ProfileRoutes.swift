@@ -13,6 +13,9 @@ package enum ProfileRoute: Equatable {
     case threadDumpProfile
     /// `/debug/pprof/flight`: the running ``FlightRecorder``'s samples.
     case flight
+    /// `/debug/pprof/heap` (`allocations` false: in-use space by default) and `/debug/pprof/allocs`
+    /// (true: allocated space by default): the running heap profiler's samples (ProbeHeap).
+    case heap(allocations: Bool)
 
     /// Go's default `seconds` for `/debug/pprof/profile`.
     package static let defaultSeconds = 30
@@ -25,7 +28,8 @@ package enum ProfileRoute: Equatable {
     ) -> Result<ProfileRoute, ProfileHTTP.ResponseError> {
         let path = request.path == "/debug/pprof" ? "/debug/pprof/" : request.path
         let known = [
-            "/debug/pprof/", "/debug/pprof/profile", "/debug/pprof/goroutine", "/debug/pprof/flight", "/health",
+            "/debug/pprof/", "/debug/pprof/profile", "/debug/pprof/goroutine", "/debug/pprof/flight",
+            "/debug/pprof/heap", "/debug/pprof/allocs", "/health",
         ]
         guard known.contains(path) else { return .failure(.init(404, "no route \(request.path)")) }
         guard request.method == "GET" else {
@@ -45,6 +49,8 @@ package enum ProfileRoute: Equatable {
             case let other?: return .failure(.init(400, "debug=\(other): not served (0 for pprof, 2 for text)"))
             }
         case "/debug/pprof/flight": return .success(.flight)
+        case "/debug/pprof/heap", "/debug/pprof/allocs":
+            return heapRequest(request.query).map { .heap(allocations: path.hasSuffix("allocs")) }
         default: return .success(.index)
         }
     }
@@ -113,6 +119,20 @@ package enum ProfileRoute: Equatable {
         )
     }
 
+    /// Go's heap routes take `gc` (a collection first: Swift has none, so any value is accepted and
+    /// changes nothing) and `debug=0`; anything else is refused by name rather than ignored.
+    static func heapRequest(_ query: [String: String]) -> Result<Void, ProfileHTTP.ResponseError> {
+        if let debug = query["debug"], debug != "0" {
+            return .failure(.init(400, "debug=\(debug): not served (0 for pprof)"))
+        }
+        let unknown = query.keys.filter { $0 != "gc" && $0 != "debug" }.sorted()
+        guard unknown.isEmpty else {
+            return .failure(
+                .init(400, "unknown parameter \(unknown.joined(separator: ", ")) (heap profiles take gc and debug=0)"))
+        }
+        return .success(())
+    }
+
     /// Digits only (at most 9, so no overflow): `+5`, `-1`, `1e9`, `0x10` and ` 5` are not numbers here.
     private static func wholeNumber(_ text: String) -> Int? {
         guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
@@ -140,6 +160,8 @@ package enum ProfileRoute: Equatable {
                                                            (await site and callers, alike ones ×N), text
         /debug/pprof/goroutine?debug=0                     the same stacks and tasks, gzipped pprof
         /debug/pprof/flight                                the flight recorder's recent cpu samples, gzipped pprof
+        /debug/pprof/heap                                  sampled allocations in use, by Swift type and stack (ProbeHeap)
+        /debug/pprof/allocs                                the same profile, allocated space by default
         /health                                            ok
 
         """

@@ -5,7 +5,7 @@ import ProbeRecords
 /// What a whole-process profile adds up while it is taken — each distinct stack of each thread
 /// with its sample count and value, and the samples not taken — and its encoding as pprof.
 /// Plain data: the wall sampler (``ProcessSampling``) and the cpu sampler (``CPUTimerSampling``) fill it.
-struct ProfileSamples {
+package struct ProfileSamples {
     /// A distinct stack of one thread (an index into the sampler's threads; ``unknownThread`` when
     /// the thread is not known), with a stand-in leaf (`[syscall read]`, `[not sampled: …]`) and the
     /// stall it fell in (``StallWindows``).
@@ -64,7 +64,7 @@ struct ProfileSamples {
     }
 
     /// `thread` (the name), `thread_kind` (`event-loop`, `pool`, `other`) and `thread_id`.
-    static func labels(name: String, tid: Int32) -> [PprofProfile.Label] {
+    package static func labels(name: String, tid: Int32) -> [PprofProfile.Label] {
         [
             .init(key: "thread", value: .string(name)),
             .init(key: "thread_kind", value: .string(threadKind(ofThreadNamed: name, tid: tid).rawValue)),

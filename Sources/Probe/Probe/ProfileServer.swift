@@ -236,6 +236,12 @@ private final class Listener: Sendable {
                 return
             }
             respond(fd, Self.pprof(recorder.profile(), name: "flight"))
+        case .success(.heap(let allocations)):
+            guard let heap = HeapProfiles.running else {
+                respond(fd, .text(404, HeapProfiles.notRunning))
+                return
+            }
+            respond(fd, Self.pprof(heap.heapProfile(allocations: allocations), name: allocations ? "allocs" : "heap"))
         case .success(.profile(let request)):
             guard
                 profileRunning.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent)

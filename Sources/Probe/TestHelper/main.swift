@@ -15,11 +15,18 @@
 //                                      frames of Probe's own unwind (`probe-async 0xADDRESS NAME`),
 //                                      then crashes: run with SWIFT_BACKTRACE=enable=yes, the Swift
 //                                      runtime's backtracer prints its `[async]` frames to compare.
+//   probe-test-helper heap-hold     — a heap profiler at 512 KiB and a ProfileServer on loopback; keeps
+//                                      64 MiB in `HeldRecord`s stored by `storeHeldRecords`, churns 1 GiB of
+//                                      short-lived arrays in `churnShortArrays`; prints `port=P`, serves until
+//                                      stdin closes.
+//   probe-test-helper heap-fork N   — samples every allocation while one thread forks and execs
+//                                      /bin/true N times and others allocate; prints `forks=N`.
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
 import Foundation
 @_spi(Benchmarks) import Probe
+import ProbeHeap
 import Synchronization
 
 @inline(never)
@@ -395,6 +402,81 @@ func asyncCrash() {
     while true { sleep(60) }
 }
 
+/// 64 KiB an instance, in the object itself: 1,024 of them hold 64 MiB.
+final class HeldRecord {
+    var payload = InlineArray<8192, UInt64>(repeating: 0)
+    var seed: UInt64
+    init(seed: UInt64) { self.seed = seed }
+}
+
+@inline(never) func storeHeldRecords(into store: inout [HeldRecord]) {
+    for index in 0..<1024 { store.append(HeldRecord(seed: UInt64(index))) }
+}
+
+@inline(never) func churnShortArrays(bytes: Int) -> UInt64 {
+    var sum: UInt64 = 0
+    var allocated = 0
+    while allocated < bytes {
+        let array = [UInt64](repeating: UInt64(allocated), count: 4096)  // 32 KiB, freed at once
+        sum &+= array[allocated % 4096]
+        allocated += 32 * 1024
+    }
+    return sum
+}
+
+func heapHold() {
+    do { try HeapProfiler.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    var held: [HeldRecord] = []
+    storeHeldRecords(into: &held)
+    let sum = churnShortArrays(bytes: 1 << 30)
+    let server = ProfileServer(configuration: .init())
+    do { try server.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    FileHandle.standardOutput.write(Data("port=\(server.port ?? 0)\nsum=\(sum & 1)\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    server.stop()
+    withExtendedLifetime(held) {}
+}
+
+/// fork + exec while every allocation is sampled: a child that allocates between fork and exec
+/// (posix_spawn's fallback, or Foundation's Process) must not wait on a sampler's state.
+func heapFork(count: Int) {
+    do { try HeapProfiler.start(meanInterval: 1) } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    let stop = Atomic<Bool>(false)
+    let allocators = (0..<2).map { _ in
+        Thread {
+            while !stop.load(ordering: .relaxed) { _ = churnShortArrays(bytes: 1 << 20) }
+        }
+    }
+    allocators.forEach { $0.start() }
+    var forks = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("true"), nil]
+    for _ in 0..<count {
+        let pid = fork()
+        if pid == 0 {
+            // The child allocates before exec: a sample here runs in a copy of a process whose
+            // other threads may have been inside the sampler.
+            let bytes = malloc(4096)
+            free(bytes)
+            execv("/bin/true", argv)
+            _exit(127)
+        }
+        var status: Int32 = 0
+        if pid > 0 && waitpid(pid, &status, 0) == pid && status == 0 { forks += 1 }
+    }
+    stop.store(true, ordering: .relaxed)
+    HeapProfiler.stop()
+    print("forks=\(forks)")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch (arguments.first, arguments.count) {
 case ("pause-target", _): pauseTarget()
@@ -409,10 +491,12 @@ case ("starve-then-stop", 2): starveThenStop(stallsPath: arguments[1])
 case ("memory", 4): memory(breadcrumb: arguments[1], jsonLines: arguments[2], action: arguments[3])
 case ("serve-starved", 1): serveStarved()
 case ("async-crash", 1): asyncCrash()
+case ("heap-hold", 1): heapHold()
+case ("heap-fork", 2): heapFork(count: Int(arguments[1]) ?? 100)
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash|heap-hold|heap-fork N\n"
                 .utf8))
     exit(1)
 }

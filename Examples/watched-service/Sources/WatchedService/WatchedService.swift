@@ -6,6 +6,7 @@ import Metrics
 import NIOCore
 import NIOPosix
 import Probe
+import ProbeHeap
 import ProbeNIO
 import ProbeServiceLifecycle
 import Prometheus
@@ -62,6 +63,11 @@ struct WatchedService: AsyncParsableCommand {
             "Keep Probe's flight recorder: every thread's recent CPU samples, a stall's `before`, /debug/pprof/flight.")
     var flightRecorder = true
 
+    @Flag(
+        name: .customLong("heap-profile"),
+        help: "Sample allocations (ProbeHeap, one every 512 KiB): /debug/pprof/heap and /allocs on --profile-port.")
+    var heapProfile = false
+
     @Flag(help: "Run without Probe (to measure what watching costs).")
     var noProbe = false
 
@@ -76,6 +82,9 @@ struct WatchedService: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535 (got \(port))") }
         guard (0...65535).contains(profilePort) else {
             throw ValidationError("--profile-port must be 0…65535 (got \(profilePort))")
+        }
+        guard !heapProfile || (profilePort != 0 && !noProbe) else {
+            throw ValidationError("--heap-profile needs --profile-port (its profiles are served there) and Probe")
         }
         guard thresholdMilliseconds >= 20 else {
             throw ValidationError("--threshold-ms must be at least 20 (got \(thresholdMilliseconds))")
@@ -98,6 +107,7 @@ struct WatchedService: AsyncParsableCommand {
             // clean when the service stops it at graceful shutdown.
             var memory = MemoryWatchConfiguration(name: "memory", breadcrumbPath: breadcrumb)
             memory.logger = Logger(label: "probe")
+            if heapProfile { try HeapProfiler.start() }
             // Its own thread and socket: it answers while the loops and the pool are starved.
             let profiles =
                 profilePort == 0 ? nil : ProfileServer(configuration: .init(address: .loopback(port: profilePort)))

@@ -72,6 +72,12 @@ int cprobe_thread_attached(void);
 /// frames needed libunwind. Returns the depth.
 int cprobe_unwind_context(const void *context, int method, uintptr_t *pcs, int capacity, int *libunwind_steps);
 
+/// Unwinds the calling thread from its caller's frame (a heap sampler inside `malloc`): return
+/// addresses only, innermost first, with the async chain of a running task spliced in. Attaches
+/// the thread first when it is not (bounds for every read). Not async-signal-safe the first time
+/// on a thread (attaching); a walk never calls malloc. Returns the depth.
+int cprobe_unwind_here(uintptr_t *pcs, int capacity);
+
 /// True when `ret`, in frame-record code, follows a call instruction: a return address, not a stale
 /// or made-up code pointer. Async-signal-safe.
 int cprobe_return_follows_call(uintptr_t ret);
