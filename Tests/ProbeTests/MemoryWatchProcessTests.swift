@@ -17,10 +17,10 @@ struct MemoryWatchProcessTests {
 
     /// Starts the helper (inside `cgroup` when given) and reads its first lines: the previous exit
     /// and its limitations, up to "ready".
-    static func start(_ action: String, breadcrumb: String, jsonLines: String, cgroup: MemoryLimitedCgroup? = nil)
-        throws
-        -> Instance
-    {
+    static func start(
+        _ action: String, breadcrumb: String, jsonLines: String, cgroup: MemoryLimitedCgroup? = nil,
+        heapProfiles: String? = nil
+    ) throws -> Instance {
         let process = Process()
         let helper = builtExecutable("probe-test-helper")
         if let cgroup {
@@ -35,6 +35,7 @@ struct MemoryWatchProcessTests {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash ends at once, without a printed backtrace
+        if let heapProfiles { environment["PROBE_TEST_HEAP_DIR"] = heapProfiles }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -79,8 +80,11 @@ struct MemoryWatchProcessTests {
         let cgroup = try MemoryLimitedCgroup(
             name: "perfkit-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))", limitBytes: 96 << 20)
         defer { cgroup.remove() }
+        let heapProfiles = directory + "/heap"
+        try FileManager.default.createDirectory(atPath: heapProfiles, withIntermediateDirectories: true)
 
-        let hog = try Self.start("hog", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup)
+        let hog = try Self.start(
+            "hog", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup, heapProfiles: heapProfiles)
         #expect(hog.previous == nil)  // a new breadcrumb
         #expect(hog.limitations.isEmpty, "\(hog.limitations)")  // cgroup, PSI and its trigger all there
         hog.process.waitUntilExit()
@@ -89,8 +93,18 @@ struct MemoryWatchProcessTests {
         let warnings = Self.records(jsonLines).filter { $0["type"] as? String == "memory-warning" }
         #expect(!warnings.isEmpty, "no warning before the OOM kill")
         #expect(warnings.contains { $0["reason"] as? String == "near-limit" })
+        // The near-limit warning wrote what held the memory, named in its record: the hog's function.
+        let nearLimit = try #require(warnings.first { $0["reason"] as? String == "near-limit" })
+        let written = try #require(nearLimit["heapProfile"] as? String, "\(nearLimit)")
+        let profiles = try FileManager.default.contentsOfDirectory(atPath: heapProfiles)
+        #expect(profiles.contains((written as NSString).lastPathComponent), "\(profiles)")
+        let pprofDirectory = try GoPprof.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: pprofDirectory) }
+        let top = try GoPprof.run(["-sample_index=inuse_space", "-top", written], in: pprofDirectory)
+        #expect(try GoPprof.topRows(top.stdout).first?.contains("hogMemoryInHelper") == true, "\(top.stdout)")
 
-        let next = try Self.start("clean", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup)
+        let next = try Self.start(
+            "clean", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup, heapProfiles: heapProfiles)
         next.process.waitUntilExit()
         let previous = try #require(next.previous)
         #expect(previous.reason == .killedForMemory && previous.confidence == .certain, "\(previous)")
@@ -99,6 +113,9 @@ struct MemoryWatchProcessTests {
         #expect(previous.pid == hog.process.processIdentifier)
         #expect(previous.lastPhase == "allocating")
         #expect((previous.memory.usageBytes ?? 0) > 48 << 20)  // its last figures, near the end
+        // Its last heap profile: the newest of the killed instance's files.
+        let last = profiles.filter { $0.hasPrefix("heap-\(hog.process.processIdentifier)-") }.sorted().last
+        #expect(previous.heapProfile.map { ($0 as NSString).lastPathComponent } == last, "\(previous)")
         let logged = Self.records(jsonLines).filter { $0["type"] as? String == "previous-exit" }
         #expect(logged.last?["reason"] as? String == "killed-for-memory")
     }

@@ -12,7 +12,8 @@ enum Perfkit {
             abstract:
                 "A Swift-on-Linux performance toolkit: benchmarks, regression gates, stall watchdog, pixel scaler.",
             extraCommands: [
-                ScaleCommand.self, StartupCommand.self, WatchDemoCommand.self, SymbolicateCommand.self,
+                ScaleCommand.self, StartupCommand.self, MemoryCommand.self, WatchDemoCommand.self,
+                SymbolicateCommand.self,
                 StallsCommand.self, MemoryDemoCommand.self, ExplainCodeCommand.self,
             ],
             // Benchmarks that run on several threads: under valgrind threads run one at a time, so

@@ -27,6 +27,10 @@ public struct MemoryWarning: Sendable, Codable, Equatable {
     public var memory: MemorySnapshot
     /// How much each memory.events counter rose since the previous warning (or the start).
     public var eventIncrements: [String: UInt64]
+    /// The heap profile written for this warning (``MemoryWatchConfiguration/heapProfileDirectory``),
+    /// or why none was; both nil when none was asked for.
+    public var heapProfile: String?
+    public var heapProfileProblem: String?
 }
 
 /// The process's memory and its cgroup's at one moment.
@@ -108,4 +112,7 @@ public struct PreviousExit: Sendable, Codable, Equatable {
     public var oomKillsNow: UInt64?
     public var lastWarning: Date?
     public var lastWarningReason: String?
+    /// The last heap profile it wrote at a memory warning, when the watch has a
+    /// ``MemoryWatchConfiguration/heapProfileDirectory``: what held its memory near the end.
+    public var heapProfile: String?
 }

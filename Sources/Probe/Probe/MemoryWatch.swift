@@ -51,6 +51,11 @@ public final class MemoryWatch: Sendable {
             if let problem = configuration.problem {
                 throw MemoryWatchError(kind: .invalidConfiguration, message: "memory watch \"\(name)\": \(problem)")
             }
+            if let directory = configuration.heapProfileDirectory, !Self.isWritableDirectory(directory) {
+                throw MemoryWatchError(
+                    kind: .fileUnusable, message: "\(directory): heapProfileDirectory is not a writable directory",
+                    path: directory)
+            }
             if let path = configuration.jsonLinesPath, let problem = JSONLines.cannotAppend(to: path) {
                 throw MemoryWatchError(
                     kind: .fileUnusable, message: "\(path): cannot append memory records: \(problem)", path: path)
@@ -84,6 +89,13 @@ public final class MemoryWatch: Sendable {
                     let (crumb, left) = try Breadcrumb.open(path: path, bootID: bootID, cgroup: discovery.cgroup)
                     breadcrumb = crumb
                     previous = left.map { Self.classify($0, bootID: bootID, root: root) }
+                    if let directory = configuration.heapProfileDirectory, let exit = previous, exit.reason != .clean,
+                        let profile = MemoryHeapProfiles.latest(
+                            directory: directory, pid: exit.pid, since: exit.started)
+                    {
+                        previous?.heapProfile = profile
+                        previous?.evidence.append("its last heap profile: \(profile)")
+                    }
                 } catch {
                     Self.breadcrumbKept.store(false, ordering: .releasing)
                     if trigger >= 0 { close(trigger) }
@@ -166,6 +178,12 @@ public final class MemoryWatch: Sendable {
 
     /// Every warning from now on, until the watch stops (the newest 64 kept while nobody reads).
     public func warnings() -> AsyncStream<MemoryWarning> { outlets.stream() }
+
+    static func isWritableDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            && access(path, W_OK) == 0
+    }
 
     static func classify(_ crumb: cprobe_breadcrumb, bootID: String?, root: String) -> PreviousExit {
         let directory = Breadcrumb.text(crumb.cgroup_directory)

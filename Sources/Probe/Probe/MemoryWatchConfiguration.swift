@@ -31,6 +31,16 @@ public struct MemoryWatchConfiguration: Sendable {
     public var onWarning: (@Sendable (MemoryWarning) -> Void)?
     /// Appends each warning, and the previous exit found at start, as one JSON object per line.
     public var jsonLinesPath: String?
+    /// With a heap profiler running (ProbeHeap's `HeapProfiler.start()`): each near-limit and
+    /// limit-reached warning writes the heap profile into this directory first,
+    /// `heap-<pid>-<time>.pb.gz` (gzipped pprof, whole or not at all), and names it in the warning's
+    /// `heapProfile`; the next instance's ``PreviousExit`` names the last one its predecessor wrote.
+    /// Like the breadcrumb, it must survive a restart. Nil: none written.
+    public var heapProfileDirectory: String?
+    /// The newest heap profiles kept in `heapProfileDirectory` (older ones are removed). Default 5.
+    public var heapProfilesKept: Int = 5
+    /// A heap profile larger than this is not written (the warning says why). Default 16 MiB.
+    public var heapProfileMaxBytes: Int = 16 << 20
     /// Logs a warning per memory warning and a line for the previous exit.
     public var logger: Logger?
     /// Reports through swift-metrics: `probe_memory_warnings_total` (counter; dimensions `watch`,
@@ -60,6 +70,8 @@ public struct MemoryWatchConfiguration: Sendable {
         if !(nearLimitFraction > 0 && nearLimitFraction <= 1) {
             return "nearLimitFraction must be above 0 and at most 1 (it is \(nearLimitFraction))"
         }
+        if heapProfilesKept < 1 { return "heapProfilesKept must be at least 1 (it is \(heapProfilesKept))" }
+        if heapProfileMaxBytes < 1 { return "heapProfileMaxBytes must be positive (it is \(heapProfileMaxBytes))" }
         if checkInterval < .milliseconds(10) { return "checkInterval must be at least 10 ms (it is \(checkInterval))" }
         return nil
     }

@@ -179,9 +179,18 @@ final class MemoryWatchLoop: @unchecked Sendable {
             increments[name] = value - (eventsAtLastWarning[name] ?? 0)
         }
         eventsAtLastWarning = now.events
-        let warning = MemoryWarning(
+        var warning = MemoryWarning(
             watch: configuration.name, time: Date(), reason: reason, message: message, pressure: now.pressure,
             memory: now.memory, eventIncrements: increments)
+        // What holds the memory, before the kernel may end the process: near the limit or at it.
+        if let directory = configuration.heapProfileDirectory, reason != .pressure {
+            switch MemoryHeapProfiles.write(
+                directory: directory, kept: configuration.heapProfilesKept, maxBytes: configuration.heapProfileMaxBytes)
+            {
+            case .success(let path): warning.heapProfile = path
+            case .failure(let problem): warning.heapProfileProblem = problem.description
+            }
+        }
         breadcrumb?.noteWarning(reason, someAvg10: now.pressure?.someAvg10)
         state.note(warning)
         outlets.deliver(warning)

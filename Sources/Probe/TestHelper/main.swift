@@ -8,7 +8,8 @@
 //   probe-test-helper idle-pool FILE — watches the cooperative pool for 1.5 s of light work.
 //   probe-test-helper long-jobs | spin-beside-another-process | hook-taken | starve-then-stop FILE,
 //   probe-test-helper long-spin FILE SECONDS — long jobs on an otherwise free pool (see each function).
-//   probe-test-helper memory BREADCRUMB JSONL clean|hog|segfault|wait — a memory watch with a breadcrumb.
+//   probe-test-helper memory BREADCRUMB JSONL clean|hog|segfault|wait — a memory watch with a breadcrumb
+//                                      (and a heap profiler writing into $PROBE_TEST_HEAP_DIR, when set).
 //   probe-test-helper serve-starved — a ProfileServer on loopback, every pool thread blocked; prints
 //                                      `blocked=N` and `port=P`, serves until its stdin closes.
 //   probe-test-helper async-crash   — three awaits deep (after a real suspension), prints the async
@@ -328,6 +329,14 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
     var configuration = MemoryWatchConfiguration(name: "helper", breadcrumbPath: breadcrumb)
     configuration.jsonLinesPath = jsonLines
     configuration.checkInterval = .milliseconds(20)
+    // With PROBE_TEST_HEAP_DIR: a heap profiler runs, and warnings write its profile there.
+    if let directory = ProcessInfo.processInfo.environment["PROBE_TEST_HEAP_DIR"] {
+        configuration.heapProfileDirectory = directory
+        do { try HeapProfiler.start() } catch {
+            print("error: \(error)")
+            exit(1)
+        }
+    }
     let watch = MemoryWatch(configuration: configuration)
     do { try watch.start() } catch {
         print("error: \(error)")
@@ -345,14 +354,7 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
         watch.stop()
     case "hog":
         Startup.mark("allocating")
-        var blocks: [UnsafeMutableRawPointer] = []
-        while true {
-            let size = 2 << 20
-            guard let block = malloc(size) else { continue }
-            memset(block, 1, size)
-            blocks.append(block)
-            usleep(25_000)
-        }
+        hogMemoryInHelper()
     case "segfault":
         Thread.sleep(forTimeInterval: 0.1)  // a check or two written
         // An address no mapping covers (the first page is never mapped): a real SIGSEGV, not a Swift trap.
@@ -360,6 +362,18 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
         unmapped.pointee = 42
     default:
         while true { sleep(60) }
+    }
+}
+
+/// 2 MiB more every 25 ms, touched, never freed: until the OOM killer ends the process.
+@inline(never) func hogMemoryInHelper() -> Never {
+    var blocks: [UnsafeMutableRawPointer] = []
+    while true {
+        let size = 2 << 20
+        guard let block = malloc(size) else { continue }
+        memset(block, 1, size)
+        blocks.append(block)
+        usleep(25_000)
     }
 }
 

@@ -40,3 +40,63 @@ int czlib_gzip(const uint8_t *input, size_t length, uint8_t **output, size_t *ou
     *output_length = written;
     return Z_OK;
 }
+
+int czlib_gunzip(const uint8_t *input, size_t length, size_t limit, uint8_t **output, size_t *output_length) {
+    *output = NULL;
+    *output_length = 0;
+    if (length > UINT_MAX) return Z_BUF_ERROR;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    // 15 + 32: the largest window, gzip or zlib header detected.
+    int status = inflateInit2(&stream, 15 + 32);
+    if (status != Z_OK) return status;
+    size_t capacity = length * 4 + 1024, used = 0;
+    uint8_t *buffer = malloc(capacity);
+    if (buffer == NULL) {
+        inflateEnd(&stream);
+        return Z_MEM_ERROR;
+    }
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    for (;;) {
+        if (used == capacity) {
+            if (capacity >= limit) {
+                status = Z_BUF_ERROR;
+                break;
+            }
+            size_t grown = capacity * 2 > limit ? limit : capacity * 2;
+            uint8_t *larger = realloc(buffer, grown);
+            if (larger == NULL) {
+                status = Z_MEM_ERROR;
+                break;
+            }
+            buffer = larger;
+            capacity = grown;
+        }
+        size_t room = capacity - used;
+        stream.next_out = buffer + used;
+        stream.avail_out = room > UINT_MAX ? UINT_MAX : (uInt)room;
+        status = inflate(&stream, Z_NO_FLUSH);
+        used = (size_t)(stream.next_out - buffer);
+        if (status == Z_STREAM_END) {
+            // Another gzip member may follow (pprof files are one; `cat a.gz b.gz` is two).
+            if (stream.avail_in == 0) break;
+            status = inflateReset(&stream);
+            if (status != Z_OK) break;
+            continue;
+        }
+        if (status != Z_OK) break;
+        if (stream.avail_in == 0 && stream.avail_out != 0) {
+            status = Z_BUF_ERROR;  // truncated: the input ended inside the stream
+            break;
+        }
+    }
+    inflateEnd(&stream);
+    if (status != Z_STREAM_END && status != Z_OK) {
+        free(buffer);
+        return status;
+    }
+    *output = buffer;
+    *output_length = used;
+    return 0;
+}

@@ -24,4 +24,30 @@ public enum Gzip {
         defer { free(output) }
         return Data(bytes: output, count: length)
     }
+
+    public struct DecompressionError: Error, CustomStringConvertible {
+        public var status: Int32
+        public var description: String {
+            switch status {
+            case -3: return "not gzip data (or corrupt)"
+            case -5: return "truncated, or larger than allowed when decompressed"
+            default: return "gzip decompression failed (zlib status \(status))"
+            }
+        }
+    }
+
+    /// The decompressed bytes of gzip (or zlib) `data`, at most `limit` of them.
+    public static func decompress(_ data: Data, limit: Int = 1 << 30) throws -> Data {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = data.withUnsafeBytes { buffer in
+            let input = buffer.bindMemory(to: UInt8.self).baseAddress
+            return withUnsafePointer(to: UInt8(0)) { empty in
+                czlib_gunzip(input ?? empty, buffer.count, limit, &output, &length)
+            }
+        }
+        guard status == 0, let output else { throw DecompressionError(status: status) }
+        defer { free(output) }
+        return Data(bytes: output, count: length)
+    }
 }

@@ -14,6 +14,12 @@ extern "C" {
 /// error code (Z_MEM_ERROR, …) and leaves `*output` NULL.
 int czlib_gzip(const uint8_t *input, size_t length, uint8_t **output, size_t *output_length);
 
+/// Decompresses gzip (or zlib) data: every member, up to `limit` bytes of output. On success
+/// returns 0 and sets `*output` (from malloc, the caller frees it) and `*output_length`; otherwise
+/// zlib's error code (Z_DATA_ERROR for bytes that are not gzip, Z_BUF_ERROR for output over `limit`
+/// or a truncated stream).
+int czlib_gunzip(const uint8_t *input, size_t length, size_t limit, uint8_t **output, size_t *output_length);
+
 #ifdef __cplusplus
 }
 #endif
