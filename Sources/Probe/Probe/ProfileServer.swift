@@ -8,7 +8,8 @@ import Synchronization
 /// loops or cooperative pool: a service whose every pool thread is blocked still answers.
 ///
 /// One request a connection (`Connection: close`). The accept loop reads up to
-/// `connectionLimit` requests at once and answers all but profiles itself; a profile runs on a
+/// `connectionLimit` (64) requests at once, the one waiting longest going with a 503 when another
+/// comes, and answers all but profiles itself; a profile runs on a
 /// thread of its own, one at a time (a second gets 429), and is abandoned when its client hangs up.
 public final class ProfileServer: Sendable {
     public let configuration: ProfileServerConfiguration
@@ -138,21 +139,29 @@ private final class Listener: Sendable {
         var deadline: ContinuousClock.Instant
     }
 
-    /// Polls the wake socket, the listening socket (while fewer than `connectionLimit` connections
-    /// are being read) and every pending connection; answers each complete request.
+    /// Polls the wake socket, the listening socket and every connection waiting for its request
+    /// (at most `connectionLimit`); answers each complete request.
     func acceptLoop() {
         var pending: [Pending] = []
-        defer { for connection in pending { Connection.close(connection.fd) } }
+        // A descriptor kept in reserve: when the service has used every one it may open (EMFILE),
+        // it is given up for a moment to accept a client and tell it so (503), then taken back.
+        var spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer {
+            for connection in pending { Connection.close(connection.fd) }
+            if spare >= 0 { Glibc.close(spare) }
+        }
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            let listening = pending.count < configuration.connectionLimit
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if listening { fds.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)) }
+            // Always listening: at the limit the connection waiting longest makes room (acceptQueued).
+            var fds = [
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0),
+            ]
             for connection in pending { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
             let now = ContinuousClock.now
             let timeout = pending.map { milliseconds(from: now, to: $0.deadline) }.min() ?? -1
             guard poll(&fds, nfds_t(fds.count), Int32(timeout)) >= 0 || errno == EINTR else { return }
             if fds[0].revents != 0 { return }
-            let first = listening ? 2 : 1
+            let first = 2
             var kept: [Pending] = []
             for (index, var connection) in pending.enumerated() {
                 if fds[first + index].revents != 0 {
@@ -164,17 +173,50 @@ private final class Listener: Sendable {
                 }
             }
             pending = kept
-            if listening && fds[1].revents & Int16(POLLIN) != 0 {
-                let fd = cprobe_accept_cloexec(socket.fd)
-                if fd >= 0 {
-                    Connection.setTimeouts(fd, configuration.ioTimeout)
-                    pending.append(Pending(fd: fd, deadline: .now + configuration.ioTimeout))
-                } else if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-                    // The connection stays queued and the socket readable: back off rather than spin.
-                    usleep(100_000)
+            if fds[1].revents & Int16(POLLIN) != 0 { acceptQueued(into: &pending, spare: &spare) }
+        }
+    }
+
+    /// Accepts every connection queued (a queue left full drops new clients' SYNs: each then waits
+    /// a second or more to retry). At the limit, the connection waiting longest for its request
+    /// makes room with a 503, so clients that hold connections open without asking (a flood, a slow
+    /// loris) cannot keep a prompt request out; out of descriptors, the spare one is given up to say so.
+    private func acceptQueued(into pending: inout [Pending], spare: inout Int32) {
+        for _ in 0..<(configuration.connectionLimit * 4) {
+            let fd = cprobe_accept_cloexec(socket.fd)
+            if fd >= 0 {
+                Connection.setTimeouts(fd, configuration.ioTimeout)
+                if pending.count >= configuration.connectionLimit {
+                    let oldest = pending.removeFirst()
+                    respond(oldest.fd, .text(503, "too many connections waiting to send a request; try again"))
                 }
+                pending.append(Pending(fd: fd, deadline: .now + configuration.ioTimeout))
+            } else if (errno == EMFILE || errno == ENFILE) && spare >= 0 {
+                Glibc.close(spare)
+                let refused = cprobe_accept_cloexec(socket.fd)
+                if refused >= 0 {
+                    Connection.setTimeouts(refused, configuration.ioTimeout)
+                    respond(refused, .text(503, Self.outOfDescriptors()))
+                }
+                spare = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                if spare < 0 { usleep(100_000) }
+                return
+            } else {
+                // The queue is empty (EAGAIN), or the system is short of memory or descriptors: the
+                // connection stays queued and the socket readable, so back off rather than spin.
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { usleep(100_000) }
+                return
             }
         }
+    }
+
+    /// "out of file descriptors: this process has all 1024 it may open (RLIMIT_NOFILE); try again later".
+    private static func outOfDescriptors() -> String {
+        var limit = rlimit()
+        let most =
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+            ? " all \(limit.rlim_cur)" : " every one"
+        return "out of file descriptors: this process has\(most) it may open (RLIMIT_NOFILE); try again later"
     }
 
     private func milliseconds(from now: ContinuousClock.Instant, to deadline: ContinuousClock.Instant) -> Int {

@@ -24,8 +24,9 @@ public struct ProfileServerConfiguration: Sendable, Equatable {
     public var longestProfile: Duration
     /// How long a client may take to send its request or take a response's bytes before it is dropped.
     package var ioTimeout: Duration = .seconds(10)
-    /// Connections read at once besides a running profile; more wait in the listen backlog.
-    package var connectionLimit = 8
+    /// Connections waiting for their request at once (each one descriptor); one more makes the one
+    /// waiting longest go with a 503.
+    package var connectionLimit = 64
 
     public init(
         address: Address = .loopback(port: 0), allowNonLoopback: Bool = false, bearerToken: String? = nil,

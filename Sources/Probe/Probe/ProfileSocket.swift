@@ -56,7 +56,9 @@ struct ListeningSocket: Sendable {
             Glibc.close(fd)
             throw error
         }
-        guard listen(fd, 16) == 0 else {
+        // 128 queued: 1,000 connects in a burst overflowed a queue of 16 forty times (each dropped SYN
+        // makes its client wait a second to retry); the accept loop takes all queued at each wake.
+        guard listen(fd, 128) == 0 else {
             let error = failure("listen")
             Glibc.close(fd)
             throw error
@@ -95,7 +97,7 @@ struct ListeningSocket: Sendable {
             throw error
         }
         // Owner only, before listen(): no connection can arrive while it is wider.
-        guard chmod(path, 0o600) == 0, listen(fd, 16) == 0 else {
+        guard chmod(path, 0o600) == 0, listen(fd, 128) == 0 else {
             let error = failure("chmod or listen on \(path)")
             Glibc.close(fd)
             unlink(path)

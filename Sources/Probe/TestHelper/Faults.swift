@@ -1,0 +1,194 @@
+// A service's bad day, for ProbeFaultTests: each mode runs Probe the way a service does and then
+// does to the process what the fault does, printing what the test checks.
+import Foundation
+@_spi(Benchmarks) import Probe
+import Synchronization
+
+/// `stall-writer JSONL`: a watched loop whose stalls go to JSONL, and a profile server; prints
+/// `port=P` and `ready`, then answers stdin: `stall` (a 300 ms stall, then `stalled stalls=N
+/// unwritten=M` once it is recorded), `exhaust` (opens /dev/null until the process has no descriptor
+/// left: `exhausted=N`), `release` (closes them), `exit`.
+func faultStallWriter(jsonLines: String) {
+    let stallRequested = Atomic<Bool>(false)
+    let heartbeatBox = Mutex<Heartbeat?>(nil)
+    let ready = DispatchSemaphore(value: 0)
+    Thread {
+        heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
+        let heartbeat = heartbeatBox.withLock { $0! }
+        ready.signal()
+        while true {
+            heartbeat.beat()
+            if stallRequested.exchange(false, ordering: .relaxed) { spinInHelper(milliseconds: 300) }
+            spinInHelper(milliseconds: 2)
+        }
+    }.start()
+    ready.wait()
+    var configuration = WatchdogConfiguration(name: "faults", threshold: .milliseconds(100))
+    configuration.sampleInterval = .milliseconds(10)
+    configuration.jsonLinesPath = jsonLines
+    let watchdog = Watchdog(watching: .heartbeat(heartbeatBox.withLock { $0! }), configuration: configuration)
+    let server = ProfileServer(configuration: .init())
+    do {
+        try watchdog.start()
+        try server.start()
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    print("port=\(server.port ?? 0)")
+    print("ready")
+    fflush(nil)
+    var held: [Int32] = []
+    while let line = readLine() {
+        switch line {
+        case "stall":
+            let before = watchdog.statistics.stalls
+            stallRequested.store(true, ordering: .relaxed)
+            let deadline = Date().addingTimeInterval(5)
+            while watchdog.statistics.stalls == before, Date() < deadline { usleep(10_000) }
+            print("stalled stalls=\(watchdog.statistics.stalls) unwritten=\(watchdog.unwrittenRecords)")
+        case "exhaust":
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                if fd < 0 { break }
+                held.append(fd)
+            }
+            print("exhausted=\(held.count)")
+        case "release":
+            for fd in held { close(fd) }
+            held = []
+            print("released")
+        case "exit":
+            server.stop()
+            watchdog.stop()
+            exit(0)
+        default: break
+        }
+        fflush(nil)
+    }
+}
+
+/// `fork-exec N`: a cpu profile at 1000 Hz and the flight recorder run while the main thread forks N
+/// times; each child spins 20 ms of CPU (long enough for any timer it inherited to fire), then execs
+/// /bin/true (even turns) or exits (odd ones). Prints `clean=C of N` (children that exited 0).
+func faultForkExec(count: Int) {
+    let flight = FlightRecorder()
+    do { try flight.start() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    let stop = Atomic<Bool>(false)
+    let profiler = ProcessProfiler()
+    let profiling = Thread {
+        while !stop.load(ordering: .relaxed) {
+            _ = try? profiler.takeProfile(ProfileRequest(duration: .seconds(1), rate: 1000, mode: .cpu)) {
+                stop.load(ordering: .relaxed)
+            }
+        }
+    }
+    profiling.start()
+    let spinner = Thread { while !stop.load(ordering: .relaxed) { spinInHelper(milliseconds: 5) } }
+    spinner.start()
+    Thread.sleep(forTimeInterval: 0.3)  // the profile's timers armed
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("true"), nil]
+    var clean = 0
+    for turn in 0..<count {
+        let pid = fork()
+        if pid == 0 {
+            // Only async-signal-safe work here: a spin on the clock, then exec or _exit.
+            var start = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+            var now = start
+            while (now.tv_sec - start.tv_sec) * 1_000_000_000 + (now.tv_nsec - start.tv_nsec) < 20_000_000 {
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+            }
+            if turn % 2 == 0 { execv("/bin/true", argv) }
+            _exit(0)
+        }
+        var status: Int32 = 0
+        if pid > 0, waitpid(pid, &status, 0) == pid, status == 0 { clean += 1 }
+    }
+    stop.store(true, ordering: .relaxed)
+    flight.stop()
+    print("clean=\(clean) of \(count)")
+}
+
+/// `thread-churn SECONDS`: for SECONDS, threads are made and ended at about 200 a second (12,000 a
+/// minute), each spinning 1 ms, while a cpu profile, the flight recorder and a watchdog on a loop
+/// run. Prints `threads=N`, then the process's descriptors, POSIX timers and RSS before and after
+/// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F`.
+func faultThreadChurn(seconds: Int) {
+    func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+    func timers() -> Int {
+        ((try? String(contentsOfFile: "/proc/self/timers", encoding: .utf8)) ?? "").split(separator: "\n")
+            .filter { $0.hasPrefix("ID:") }.count
+    }
+    func rssKiB() -> Int {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
+    // One warm-up round first: what Probe keeps for the life of the process (symbol tables, its
+    // threads' stacks) is not churn.
+    func round(_ seconds: Double) -> Int {
+        let heartbeatBox = Mutex<Heartbeat?>(nil)
+        let stop = Atomic<Bool>(false)
+        let ready = DispatchSemaphore(value: 0)
+        let loop = Thread {
+            heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
+            ready.signal()
+            let heartbeat = heartbeatBox.withLock { $0! }
+            while !stop.load(ordering: .relaxed) {
+                heartbeat.beat()
+                spinInHelper(milliseconds: 1)
+            }
+        }
+        loop.start()
+        ready.wait()
+        let watchdog = Watchdog(
+            watching: .heartbeat(heartbeatBox.withLock { $0! }), configuration: .init(name: "churn"))
+        let flight = FlightRecorder()
+        let profiler = ProcessProfiler()
+        let profileDone = DispatchSemaphore(value: 0)
+        do {
+            try watchdog.start()
+            try flight.start()
+        } catch {
+            print("error: \(error)")
+            exit(1)
+        }
+        Thread {
+            _ = try? profiler.takeProfile(ProfileRequest(duration: .milliseconds(Int64(seconds * 1000)), rate: 100)) {
+                false
+            }
+            profileDone.signal()
+        }.start()
+        let end = Date().addingTimeInterval(seconds)
+        var made = 0
+        let group = DispatchGroup()
+        while Date() < end {
+            for _ in 0..<10 {
+                group.enter()
+                Thread {
+                    spinInHelper(milliseconds: 1)
+                    group.leave()
+                }.start()
+                made += 1
+            }
+            usleep(50_000)
+        }
+        group.wait()
+        profileDone.wait()
+        flight.stop()
+        watchdog.stop()
+        stop.store(true, ordering: .relaxed)
+        Thread.sleep(forTimeInterval: 0.2)
+        return made
+    }
+    _ = round(1)
+    let before = (descriptors(), timers(), rssKiB())
+    let made = round(Double(seconds))
+    let after = (descriptors(), timers(), rssKiB())
+    print("threads=\(made)")
+    print("fds=\(before.0)->\(after.0) timers=\(before.1)->\(after.1) rssKiB=\(before.2)->\(after.2)")
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A service's bad day, each fault done to a real `probe-test-helper` running Probe as a service
+/// does (Sources/Probe/TestHelper/Faults.swift): what must hold is that Probe never crashes it, never
+/// loses a record silently and keeps answering.
+@Suite(.serialized)
+struct ProbeFaultTests {
+    /// A helper in `stall-writer` mode, driven line by line.
+    final class StallWriter {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        private var buffer = Data()
+        private(set) var port = 0
+
+        init(jsonLines: String) throws {
+            process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
+            process.arguments = ["stall-writer", jsonLines]
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            while let line = readLine(), line != "ready" {
+                if line.hasPrefix("port=") { port = Int(line.dropFirst("port=".count)) ?? 0 }
+            }
+        }
+
+        func readLine() -> String? {
+            while true {
+                if let newline = buffer.firstIndex(of: 0x0A) {
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    return line
+                }
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return nil }
+                buffer.append(chunk)
+            }
+        }
+
+        /// Sends `command` and returns the helper's answer line.
+        func ask(_ command: String) -> String? {
+            input.fileHandleForWriting.write(Data((command + "\n").utf8))
+            return readLine()
+        }
+
+        /// `stalled stalls=2 unwritten=1` → (2, 1).
+        func stall() -> (stalls: Int, unwritten: Int)? {
+            guard let answer = ask("stall") else { return nil }
+            let values = answer.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+            return values.count == 2 ? (values[0], values[1]) : nil
+        }
+
+        func exit() -> Int32 {
+            input.fileHandleForWriting.write(Data("exit\n".utf8))
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+    }
+
+    static func scratch() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("probe-faults-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Each line of a JSON-lines file as an object; nil for a line that is not one (half a record).
+    static func lines(_ path: String) -> [[String: Any]?] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    static let canMount: Bool = {
+        guard geteuid() == 0, let directory = try? ProbeFaultTests.scratch() else { return false }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        guard mount("tmpfs", directory, "tmpfs", 0, "size=64k") == 0 else { return false }
+        umount(directory)
+        return true
+    }()
+
+    /// The stalls file on a full filesystem (a 64 KiB tmpfs with one page left, less than a
+    /// record): the service runs on, the record is counted as unwritten, nothing of it is left in
+    /// the file; once space returns, the next record is written whole.
+    @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"))
+    func aFullDiskCountsTheRecordAndLeavesNoHalfLine() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #require(mount("tmpfs", directory, "tmpfs", 0, "size=64k") == 0)
+        defer { umount(directory) }
+        let filler = directory + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o644)
+        let page = [UInt8](repeating: 7, count: 4096)
+        var filled = 0
+        while write(fd, page, page.count) == page.count { filled += page.count }
+        #expect(errno == ENOSPC)
+        #expect(ftruncate(fd, off_t(filled - 4096)) == 0)  // one page free: a record is ~5 KB
+        close(fd)
+
+        let stalls = directory + "/stalls.jsonl"
+        let helper = try StallWriter(jsonLines: stalls)
+        let first = try #require(helper.stall())
+        #expect(first.stalls == 1 && first.unwritten == 1, "\(first)")
+        #expect(Self.lines(stalls).isEmpty, "a partial record was left: \(Self.lines(stalls))")
+
+        try FileManager.default.removeItem(atPath: filler)
+        let second = try #require(helper.stall())
+        #expect(second.stalls == 2 && second.unwritten == 1, "\(second)")
+        let written = Self.lines(stalls)
+        #expect(written.count == 1 && written.first??["watchdog"] as? String == "faults", "\(written)")
+        #expect(helper.exit() == 0)
+    }
+
+    /// The service has opened every descriptor it may (RLIMIT_NOFILE): stalls are still recorded
+    /// (through a descriptor kept from the start), the profile server answers 503 saying why, and
+    /// both work as before once descriptors are free again.
+    @Test func outOfDescriptorsStallsAreRecordedAndTheServerSaysWhy() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stalls = directory + "/stalls.jsonl"
+        let helper = try StallWriter(jsonLines: stalls)
+        #expect(TestHTTP.get(helper.port, "/health")?.status == 200)
+        let exhausted = try #require(helper.ask("exhaust"))
+        #expect(exhausted.hasPrefix("exhausted="), "\(exhausted)")
+
+        let refused = try #require(TestHTTP.get(helper.port, "/health"))
+        #expect(refused.status == 503 && refused.text.contains("out of file descriptors"), "\(refused.text)")
+        let stall = try #require(helper.stall())
+        #expect(stall.stalls == 1 && stall.unwritten == 0, "\(stall)")
+        #expect(Self.lines(stalls).count == 1 && Self.lines(stalls).allSatisfy { $0 != nil })
+
+        #expect(helper.ask("release") == "released")
+        #expect(TestHTTP.get(helper.port, "/health")?.status == 200)
+        #expect(helper.stall()?.unwritten == 0)
+        #expect(Self.lines(stalls).count == 2)
+        #expect(helper.exit() == 0)
+    }
+
+    /// 1,000 connections that never send a request, some of them a slow loris's half request: a
+    /// prompt request is still answered at once, and the server holds a bounded number of
+    /// descriptors and no thread per connection.
+    @Test func aFloodOfIdleConnectionsDoesNotKeepAPromptRequestOut() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        let saved = limit
+        limit.rlim_cur = min(limit.rlim_max, 4096)
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        defer {
+            var restored = saved
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &restored)
+        }
+        try #require(limit.rlim_cur >= 1200, "this test needs 1,200 descriptors (RLIMIT_NOFILE \(limit.rlim_cur))")
+        let helper = try StallWriter(jsonLines: directory + "/stalls.jsonl")
+        let pid = helper.process.processIdentifier
+        func count(_ folder: String) -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/\(folder)").count) ?? -1
+        }
+        let threadsBefore = count("task")
+        var idle: [Int32] = []
+        defer { for fd in idle { close(fd) } }
+        for index in 0..<1000 {
+            let fd = TestHTTP.connect(port: helper.port)
+            if index % 10 == 0 { TestHTTP.send(fd, "GET /he") }  // a slow loris: never finished
+            idle.append(fd)
+        }
+        let asked = ContinuousClock.now
+        let health = TestHTTP.get(helper.port, "/health")
+        let waited = ContinuousClock.now - asked
+        #expect(health?.status == 200)
+        #expect(waited < .seconds(5), "answered after \(waited)")
+        // No thread per connection; sockets bounded: 64 waiting, the listening one, the wake pair.
+        #expect(count("task") <= threadsBefore + 2, "threads \(threadsBefore) -> \(count("task"))")
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let sockets = descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }.filter { $0.hasPrefix("socket:") }
+        #expect(sockets.count <= 64 + 3 + 1, "\(sockets.count) sockets")
+        #expect(helper.stall()?.stalls == 1)  // the watched loop never waited on any of it
+        #expect(helper.exit() == 0)
+    }
+
+    /// fork while a 1000 Hz cpu profile and the flight recorder's timers run: every child, which
+    /// spins 20 ms of CPU before exec or exit, ends cleanly (no timer followed it into the child).
+    @Test func childrenForkedWhileTimersRunStartClean() throws {
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: builtExecutable("probe-test-helper")), ["fork-exec", "100"], seconds: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("clean=100 of 100"), "\(run.stdout)")
+    }
+
+    /// Threads made and ended at 12,000 a minute for 10 s while a cpu profile, the flight
+    /// recorder and a watchdog run: no crash, and afterwards the same descriptors, no POSIX timer
+    /// left, and resident memory within 4 MiB of before.
+    @Test func threadChurnLeavesNoDescriptorTimerOrMemoryBehind() throws {
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: builtExecutable("probe-test-helper")), ["thread-churn", "10"], seconds: 90)
+        #expect(run.status == 0, "\(run.stderr)")
+        let words = run.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        func pair(_ name: String) -> (Int, Int)? {
+            guard let word = words.first(where: { $0.hasPrefix(name + "=") }) else { return nil }
+            let values = word.dropFirst(name.count + 1).components(separatedBy: "->").compactMap { Int($0) }
+            return values.count == 2 ? (values[0], values[1]) : nil
+        }
+        let threads = words.first { $0.hasPrefix("threads=") }.flatMap { Int($0.dropFirst("threads=".count)) } ?? 0
+        #expect(threads >= 1_600, "\(run.stdout)")
+        let fds = try #require(pair("fds"), "\(run.stdout)")
+        #expect(fds.0 == fds.1, "\(run.stdout)")
+        let timers = try #require(pair("timers"), "\(run.stdout)")
+        #expect(timers.1 <= timers.0, "\(run.stdout)")
+        let rss = try #require(pair("rssKiB"), "\(run.stdout)")
+        #expect(rss.1 - rss.0 <= 4096, "\(run.stdout)")
+    }
+}
