@@ -216,4 +216,24 @@ struct ProbeFaultTests {
         let rss = try #require(pair("rssKiB"), "\(run.stdout)")
         #expect(rss.1 - rss.0 <= 4096, "\(run.stdout)")
     }
+
+    /// The application installs its own handler for Probe's signal after Probe did: Probe notices,
+    /// sends it nothing more (its timers stop too), says so in the watchdog's limitations and the
+    /// profile's failures, and nothing crashes or hangs.
+    @Test func aHandlerThatReplacesProbesIsNoticedAndSentNothing() throws {
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: builtExecutable("probe-test-helper")), ["signal-taken"], seconds: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        let words = run.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        func value(_ name: String) -> String? {
+            words.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        #expect(value("more") == "0", "\(run.stdout)")  // nothing reached the application's handler after
+        #expect(value("stalls") == "1", "\(run.stdout)")
+        let sampled = try #require(value("sampled")?.split(separator: "/").compactMap { Int($0) }, "\(run.stdout)")
+        #expect(sampled.count == 2 && sampled[0] == sampled[1], "every sample unanswered: \(run.stdout)")
+        #expect(value("profile-failures")?.contains("handler-taken") == true, "\(run.stdout)")
+        #expect(
+            run.stdout.contains("limitation=signal") && run.stdout.contains("handler was replaced"), "\(run.stdout)")
+    }
 }

@@ -189,6 +189,22 @@ int cprobe_uninstall_handler(int signo) {
     return restored;
 }
 
+// Whether something replaced Probe's handler for `signo` after Probe installed it (the application's
+// own sigaction, another profiler): Probe then sends nothing, and its timers stop.
+static int handler_replaced(int signo) {
+    struct sigaction current;
+    if (sigaction(signo, NULL, &current) != 0) return 0;
+    return !(current.sa_flags & SA_SIGINFO) || current.sa_sigaction != sample_handler;
+}
+
+int cprobe_handler_taken(int signo) {
+    if (signo <= 0 || signo >= _NSIG) return 0;
+    pthread_mutex_lock(&installation_lock);
+    int installed = installations[signo].installed;
+    pthread_mutex_unlock(&installation_lock);
+    return installed && handler_replaced(signo);
+}
+
 int cprobe_handler_installed(int signo) {
     if (signo <= 0 || signo >= _NSIG) return 0;
     pthread_mutex_lock(&installation_lock);
@@ -240,6 +256,8 @@ int cprobe_sample_send(int slot_index, int signo, pid_t tid, int method, uint64_
     if (slot_index < 0 || slot_index >= CPROBE_MAX_SLOTS) return CPROBE_SAMPLE_SEND_FAILED;
     probe_slot *slot = &slots[slot_index];
     if ((atomic_load(&slot->state) & 3) == PHASE_WRITING) return CPROBE_SAMPLE_SLOT_BUSY;
+    // The signal is someone else's now: their handler would get a request it does not know.
+    if (handler_replaced(signo)) return CPROBE_SAMPLE_HANDLER_TAKEN;
     uint64_t generation = (++slot->generation) & GENERATION_MASK;
     atomic_store(&slot->state, (generation << 2) | PHASE_REQUESTED);
 

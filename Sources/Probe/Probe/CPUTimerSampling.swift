@@ -53,6 +53,8 @@ final class CPUTimers {
     private(set) var timedThreads = 0
     /// New threads left out because every index was taken (``CPROBE_TIMER_THREADS`` alive at once).
     private(set) var untrackable = 0
+    /// Another handler replaced Probe's for the signal: every timer was deleted, none is armed again.
+    private(set) var handlerTaken = false
     /// Threads tracked, armed or retired so far: a caller tells from it that the set changed.
     private(set) var changes = 0
 
@@ -153,6 +155,12 @@ final class CPUTimers {
     /// Lists `/proc/self/task`: a new thread gets a timer (or is tracked untimed), an ended one
     /// loses it (`retired` hears of it); untimed threads' CPU time is read each time.
     func refreshThreads(retired: (Int) -> Void = { _ in }) {
+        // The signal is someone else's now: their handler must not get timer signals it does not know.
+        if handlerTaken || cprobe_handler_taken(signal) != 0 {
+            if !handlerTaken { stop() }
+            handlerTaken = true
+            return
+        }
         listing.refresh()
         let present = listing.threads
         let own = ProbeThreads.allKnown
@@ -350,6 +358,9 @@ final class CPUTimerSampling {
             samples.failed(
                 .ringFull, count: Int(lost.expirations), value: Int64(lost.expirations * interval),
                 thread: ProfileSamples.unknownThread)
+        }
+        if timers.handlerTaken {
+            samples.failed(.handlerTaken, count: 1, value: 0, thread: ProfileSamples.unknownThread)
         }
         let threads = timers.threads
         return samples.profile(

@@ -62,6 +62,9 @@ public final class ProcessProfiler: ProfileSource {
         case unwindShort = "unwind-short"
         /// The CPU-timer ring was full when the handler ran (the drainer fell behind).
         case ringFull = "ring-full"
+        /// Another handler replaced Probe's for the sampling signal after Probe installed it (the
+        /// application's or another profiler's `sigaction`): nothing is sent and the timers stop.
+        case handlerTaken = "handler-taken"
 
         public static func < (lhs: Self, rhs: Self) -> Bool {
             allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

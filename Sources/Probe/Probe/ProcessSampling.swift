@@ -196,6 +196,8 @@ final class ProcessSampling {
             return .failed(.sendFailed, state: item.state)
         case Int32(CPROBE_SAMPLE_SLOT_BUSY):
             return .failed(.slotBusy, state: item.state)
+        case Int32(CPROBE_SAMPLE_HANDLER_TAKEN):
+            return .failed(.handlerTaken, state: item.state)
         default:
             return .failed(.noAnswer, state: item.state)
         }
@@ -286,6 +288,8 @@ final class ProcessSampling {
             return .failed(.exited, state: state)
         case Int32(CPROBE_SAMPLE_SLOT_BUSY):
             return .failed(.slotBusy, state: state)
+        case Int32(CPROBE_SAMPLE_HANDLER_TAKEN):
+            return .failed(.handlerTaken, state: state)
         default:
             return .failed(.noAnswer, state: state)
         }

@@ -124,6 +124,11 @@ public final class Watchdog: Sendable {
         }
     }
 
+    /// Why stalls have no stacks once the application (or another profiler) replaced Probe's handler.
+    static func handlerTaken(_ signal: Int32) -> String {
+        "signal \(signal)'s handler was replaced after Probe installed it (the application's or another profiler's sigaction): no stacks are sampled while it is someone else's (choose another signal with PROBE_SIGNAL)"
+    }
+
     /// True while Probe's sampling handler is installed for `signal` (by any watchdog).
     static func isHandlerInstalled(signal: Int32) -> Bool { cprobe_handler_installed(signal) != 0 }
 
@@ -143,6 +148,9 @@ public final class Watchdog: Sendable {
             limitations += PoolJobs.shortcomings(startedAt: runningSince)
         }
         if isRunning, let asyncCallers = AsyncChains.unavailable { limitations.append("async callers \(asyncCallers)") }
+        if isRunning, cprobe_handler_taken(configuration.signal) != 0 {
+            limitations.append(Self.handlerTaken(configuration.signal))
+        }
         return limitations
     }
 

@@ -192,3 +192,61 @@ func faultThreadChurn(seconds: Int) {
     print("threads=\(made)")
     print("fds=\(before.0)->\(after.0) timers=\(before.1)->\(after.1) rssKiB=\(before.2)->\(after.2)")
 }
+
+/// Signals the application's own handler got (it took Probe's signal after Probe installed it).
+let applicationHandlerSignals = Atomic<Int>(0)
+
+/// `signal-taken`: a watchdog on a loop and the flight recorder run; then the application installs
+/// its own handler for Probe's signal. Prints `taken-after=N` (signals its handler got within 1.5 s:
+/// timers armed before Probe noticed), then, 1.5 s later with a stall and a 1 s cpu profile
+/// meanwhile, `more=M stalls=S sampled=SAMPLES/UNANSWERED profile-failures=F`, `limitation=<text or none>`.
+func faultSignalTaken() {
+    let stop = Atomic<Bool>(false)
+    let stallRequested = Atomic<Bool>(false)
+    let heartbeatBox = Mutex<Heartbeat?>(nil)
+    let ready = DispatchSemaphore(value: 0)
+    Thread {
+        heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
+        ready.signal()
+        let heartbeat = heartbeatBox.withLock { $0! }
+        while !stop.load(ordering: .relaxed) {
+            heartbeat.beat()
+            if stallRequested.exchange(false, ordering: .relaxed) { spinInHelper(milliseconds: 300) }
+            spinInHelper(milliseconds: 2)
+        }
+    }.start()
+    ready.wait()
+    let watchdog = Watchdog(
+        watching: .heartbeat(heartbeatBox.withLock { $0! }),
+        configuration: .init(name: "taken", threshold: .milliseconds(100)))
+    let flight = FlightRecorder()
+    do {
+        try watchdog.start()
+        try flight.start()
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    Thread.sleep(forTimeInterval: 0.5)
+    let signal = WatchdogConfiguration.defaultSignal
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in applicationHandlerSignals.add(1, ordering: .relaxed) }
+    sigemptyset(&action.sa_mask)
+    sigaction(signal, &action, nil)
+    Thread.sleep(forTimeInterval: 1.5)
+    let takenAfter = applicationHandlerSignals.load(ordering: .relaxed)
+    print("taken-after=\(takenAfter)")
+    stallRequested.store(true, ordering: .relaxed)
+    let profile = try? ProcessProfiler().takeProfile(ProfileRequest(duration: .seconds(1), rate: 100, mode: .cpu))
+    Thread.sleep(forTimeInterval: 0.5)
+    let more = applicationHandlerSignals.load(ordering: .relaxed) - takenAfter
+    let sampled = watchdog.recentStalls.last.map { "\($0.sampleCount)/\($0.unansweredSamples)" } ?? "none"
+    let failures =
+        profile.map { $0.failures.map { "\($0.key.rawValue):\($0.value)" }.sorted().joined(separator: ",") } ?? "none"
+    let limitation = watchdog.limitations.first { $0.contains("handler was replaced") } ?? "none"
+    print("more=\(more) stalls=\(watchdog.statistics.stalls) sampled=\(sampled) profile-failures=\(failures)")
+    print("limitation=\(limitation)")
+    stop.store(true, ordering: .relaxed)
+    flight.stop()
+    watchdog.stop()
+}

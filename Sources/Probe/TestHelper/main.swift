@@ -22,7 +22,8 @@
 //                                      stdin closes.
 //   probe-test-helper heap-fork N   — samples every allocation while one thread forks and execs
 //                                      /bin/true N times and others allocate; prints `forks=N`.
-//   probe-test-helper stall-writer JSONL | fork-exec N | thread-churn SECONDS — faults (Faults.swift).
+//   probe-test-helper stall-writer JSONL | fork-exec N | thread-churn SECONDS | signal-taken — faults
+//                                      (Faults.swift).
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
 import CProbe
@@ -511,10 +512,11 @@ case ("heap-fork", 2): heapFork(count: Int(arguments[1]) ?? 100)
 case ("stall-writer", 2): faultStallWriter(jsonLines: arguments[1])
 case ("fork-exec", 2): faultForkExec(count: Int(arguments[1]) ?? 50)
 case ("thread-churn", 2): faultThreadChurn(seconds: Int(arguments[1]) ?? 10)
+case ("signal-taken", 1): faultSignalTaken()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash|heap-hold|heap-fork N|stall-writer JSONL|fork-exec N|thread-churn SECONDS\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash|heap-hold|heap-fork N|stall-writer JSONL|fork-exec N|thread-churn SECONDS|signal-taken\n"
                 .utf8))
     exit(1)
 }

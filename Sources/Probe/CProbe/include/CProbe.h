@@ -42,6 +42,9 @@ int cprobe_install_handler(int signo);
 int cprobe_uninstall_handler(int signo);
 /// True when our handler is currently installed for `signo`.
 int cprobe_handler_installed(int signo);
+/// True when Probe installed its handler for `signo` and another has replaced it since (a
+/// `sigaction` of the application's or another profiler's after Probe's).
+int cprobe_handler_taken(int signo);
 
 /// Claims a slot (preallocated sample storage). Returns the slot index or -1 when none is free.
 int cprobe_slot_acquire(void);
@@ -56,6 +59,8 @@ enum {
     CPROBE_SAMPLE_SEND_FAILED = 2,
     /// The slot is still being written by a handler from an earlier, timed-out request.
     CPROBE_SAMPLE_SLOT_BUSY = 3,
+    /// Another handler replaced Probe's for the signal after Probe installed it: nothing was sent.
+    CPROBE_SAMPLE_HANDLER_TAKEN = 4,
 };
 
 /// What one answered sample brought besides its program counters.
