@@ -24,6 +24,18 @@ import Testing
         let spread = try #require(result.processSpread)
         #expect(spread.wallMedians.count == 2)
         #expect(spread.cpuMedians?.count == 2)
+        // A baseline of few benchmarks keeps its first process's time profiles without being asked.
+        #expect(result.timeProfile != nil)
+        #expect(outcome.stderr.contains("time profiles of the first process kept"), "\(outcome.stderr)")
+        let unprofiled = try cli.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: unprofiled) }
+        let skipped = try cli.perfkit([
+            "run", "--allow-debug-build", "--quick", "--processes", "2", "--no-profile", "--filter",
+            "Harness/baseline/identity", "--output", unprofiled.path, "--format", "json",
+        ])
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let plain = try ReportCoding.load(from: try #require(try cli.reports(in: unprofiled).first))
+        #expect(plain.benchmarks.first?.timeProfile == nil)
 
         // Instruction counts do not differ between processes: refused before anything runs.
         let counted = try cli.perfkit([

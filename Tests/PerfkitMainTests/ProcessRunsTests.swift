@@ -29,6 +29,26 @@ import Testing
                 == ["run", "--processes", "3", "--child-report-directory", directory.path])
     }
 
+    /// A baseline of a few benchmarks measured in processes profiles its first process by default
+    /// (the flag added to that child only); `--no-profile`, a gated run or many benchmarks do not.
+    @Test func aSmallBaselineProfilesItsFirstProcessByDefault() throws {
+        let directory = URL(fileURLWithPath: "/tmp/perfkit-processes/process-0")
+        let arguments = ["run", "--processes", "10", "--output", "base"]
+        let runs = ProcessRuns(count: 10, profileFirst: true)
+        #expect(
+            runs.childArguments(reportDirectory: directory, index: 0, arguments: arguments)
+                == arguments + ["--profile", "--child-report-directory", directory.path])
+        #expect(
+            runs.childArguments(reportDirectory: directory, index: 1, arguments: arguments)
+                == arguments + ["--child-report-directory", directory.path])
+        #expect(RunCommand.profilesByDefault(benchmarks: 4, gating: false, instructions: false))
+        #expect(!RunCommand.profilesByDefault(benchmarks: 4, gating: true, instructions: false))
+        #expect(!RunCommand.profilesByDefault(benchmarks: 21, gating: false, instructions: false))
+        #expect(!RunCommand.profilesByDefault(benchmarks: 4, gating: false, instructions: true))
+        #expect(try RunCommand.parse(["--processes", "10", "--no-profile"]).profile == false)
+        #expect(try RunCommand.parse(["--processes", "10"]).profile == nil)
+    }
+
     @Test func theChildOptionParsesAndALaterFilterWins() throws {
         let command = try RunCommand.parse([
             "--filter", "user", "--processes", "3", "--child-report-directory", "/tmp/x", "--filter", "^(S/g/a)$",

@@ -14,13 +14,16 @@ struct ProcessRuns {
     var count: Int
     /// The benchmarks to measure instead of the command line's `--filter` (a later `--filter` wins).
     var filter: String? = nil
+    /// Whether the first process takes time profiles although the command line does not say
+    /// `--profile` (a baseline's default, RunCommand.profilesByDefault).
+    var profileFirst = false
 
     /// What each child runs: this process's arguments, then where its report goes. Only the first
-    /// takes `--profile`'s time profiles: the merged report keeps the first process's.
+    /// takes time profiles (`--profile`, or `profileFirst`): the merged report keeps the first process's.
     func childArguments(
         reportDirectory: URL, index: Int = 0, arguments: [String] = Array(CommandLine.arguments.dropFirst())
     ) -> [String] {
-        arguments.filter { index == 0 || $0 != "--profile" }
+        arguments.filter { index == 0 || $0 != "--profile" } + (index == 0 && profileFirst ? ["--profile"] : [])
             + ["--child-report-directory", reportDirectory.path] + (filter.map { ["--filter", $0] } ?? [])
     }
 

@@ -55,7 +55,7 @@ struct BaselineCommand: ParsableCommand {
             help: """
                 Passed to each measuring run (`run --profile`); under --instructions it takes no time \
                 profile, callgrind's instruction profile being there: for a baseline with time profiles, \
-                `run --profile --processes N --output …`.
+                `run --processes N --output …` (kept by default up to 20 benchmarks; `--profile` beyond).
                 """)
         var profile = false
 
@@ -105,6 +105,10 @@ struct BaselineCommand: ParsableCommand {
             }
             try writeOutput(try ReportCoding.encode(report), to: URL(fileURLWithPath: output))
             print("baseline: \(output): \(report.benchmarks.count) benchmarks")
+            // Counted instructions explain themselves (callgrind's profiles); wall time needs its own.
+            print(
+                "baseline: instruction counts only; for a wall-time baseline whose regressions say where they grew, run --processes 10 --output DIR (time profiles kept up to \(RunCommand.profiledBaselineLimit) benchmarks, --profile beyond)"
+            )
             for benchmark in report.benchmarks {
                 if let reason = InstructionDeterminism.unstableReason(benchmark) {
                     print("baseline: \(benchmark.id): \(reason)")

@@ -75,12 +75,16 @@ struct RunCommand: ParsableCommand {
     var instructions = false
 
     @Flag(
+        inversion: .prefixedNo,
         help: """
             Take a time profile of every benchmark: after its measurement, a pass of 0.5-2 s (until 300 \
             samples) with its thread's CPU time sampled every 1 ms (Probe's sampler), into the report \
-            (not with --instructions, whose callgrind profile counts instructions by function already).
+            (not with --instructions, whose callgrind profile counts instructions by function already). \
+            On by default for a baseline measured in processes (--processes N without --baseline) of at \
+            most 20 benchmarks, in its first process: a later gate can then say where a time regression \
+            grew; --no-profile skips it.
             """)
-    var profile = false
+    var profile: Bool?
 
     @Flag(help: "Measure a debug build anyway (its numbers say little about release performance).")
     var allowDebugBuild = false
@@ -127,7 +131,7 @@ struct RunCommand: ParsableCommand {
         if allocations && !InterposedAllocationCounter.isPreloaded && measuresHere {
             try InterposedAllocationCounter.reexecWithInterposer()
         }
-        if profile && instructions && !CallgrindLauncher.isChild {
+        if profile == true && instructions && !CallgrindLauncher.isChild {
             printError("run: --profile takes no time profile under --instructions: callgrind profiles instructions\n")
         }
         if instructions && !CallgrindLauncher.isChild { try CallgrindLauncher.runUnderCallgrind() }
@@ -156,7 +160,16 @@ struct RunCommand: ParsableCommand {
         InterruptFlag.install()
         var report: Report
         if processes > 1 {
-            report = try ProcessRuns(count: processes).measure()
+            let profileFirst =
+                profile == nil
+                && Self.profilesByDefault(
+                    benchmarks: ids.count, gating: baselineReport != nil, instructions: instructions)
+            if profileFirst {
+                printError(
+                    "run: time profiles of the first process kept, for a later gate to say where a time regression grew (--no-profile skips them)\n"
+                )
+            }
+            report = try ProcessRuns(count: processes, profileFirst: profileFirst).measure()
             ProcessLevels.annotate(
                 &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
                 deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
@@ -242,6 +255,16 @@ struct RunCommand: ParsableCommand {
         return baseline
     }
 
+    /// A baseline measured in processes keeps time profiles unless told not to, when it has at most
+    /// this many benchmarks: each costs a 0.5-2 s pass in the first process, 10-40 s at 20.
+    static let profiledBaselineLimit = 20
+
+    /// Whether `run --processes N` without `--profile`/`--no-profile` profiles its first process: a
+    /// baseline (not a gated run, which profiles its regressions itself), timed, small enough.
+    static func profilesByDefault(benchmarks: Int, gating: Bool, instructions: Bool) -> Bool {
+        !gating && !instructions && benchmarks <= profiledBaselineLimit
+    }
+
     /// Processes of the second look at a regression: one is one more draw, as three would be (a
     /// candidate's processes count as one draw), and two cost busy runs their time limit
     /// (docs/regression-gate.md, "A quiet hour").
@@ -259,7 +282,7 @@ struct RunCommand: ParsableCommand {
         if let rounds { configuration.rounds = rounds }
         configuration.minimumSamples = min(configuration.minimumSamples, configuration.samples)
         if allocations { configuration.allocationCounter = InterposedAllocationCounter() }
-        if self.profile && !instructions { configuration.operationProfiler = SampledOperationProfiler() }
+        if self.profile == true && !instructions { configuration.operationProfiler = SampledOperationProfiler() }
         configuration.remedies = .commandLine
 
         let settings = RunSettings(
