@@ -3,7 +3,7 @@ import Testing
 
 import Probe
 
-/// ProbeHeap, in `probe-test-helper` (which links it; this test process does not): its heap
+/// ProbeHeap, in `probe-test-helper` (a process of its own, whose heap holds only what it means to): its heap
 /// profile read over HTTP by the real `go tool pprof`, and its sampler across fork and exec.
 @Suite(.serialized)
 struct HeapProfilerTests {
@@ -11,27 +11,9 @@ struct HeapProfilerTests {
     /// `churnShortArrays`: in use, the storing function first with most of the space, its total
     /// within ±20% of 64 MiB and labelled with the class; allocated, the churning function first.
     @Test func theHeapProfileNamesWhatHoldsMemoryAndWhatChurnsIt() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
-        process.arguments = ["heap-hold"]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
-        var text = ""
-        while !text.contains("sum=") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let port = try #require(
-            text.split(separator: "\n").first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst("port=".count)) },
-            "\(text)")
+        let helper = try RunningHelper(["heap-hold"])
+        let started = helper.lines(through: "sum=")
+        let port = try #require(RunningHelper.value("port", in: started), "\(started)")
         let url = "http://127.0.0.1:\(port)/debug/pprof/heap"
         let directory = try GoPprof.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -61,9 +43,7 @@ struct HeapProfilerTests {
         let unknown = TestHTTP.get(port, "/debug/pprof/heap?seconds=5")
         #expect(unknown?.status == 400)
         #expect(unknown?.text.contains("seconds") == true, "\(unknown?.text ?? "")")
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(helper.finish() == 0)
     }
 
     /// Every allocation sampled while another thread forks and execs: each child (which allocates

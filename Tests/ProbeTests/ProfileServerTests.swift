@@ -384,27 +384,11 @@ struct ProfileServerTests {
     /// Every cooperative-pool thread blocked, in `probe-test-helper` (in this process other tests'
     /// bodies hold pool threads at random): its server, on a thread of its own, still answers.
     @Test func aStarvedPoolStillGetsAnswers() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: builtExecutable("probe-test-helper"))
-        process.arguments = ["serve-starved"]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
-        var text = ""
-        while !text.contains("port=") || !text.hasSuffix("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let lines = text.split(separator: "\n")
-        let blocked = lines.first { $0.hasPrefix("blocked=") }.flatMap { Int($0.dropFirst("blocked=".count)) }
-        let port = try #require(lines.first { $0.hasPrefix("port=") }.flatMap { Int($0.dropFirst("port=".count)) })
+        let helper = try RunningHelper(["serve-starved"])
+        let started = helper.lines(through: "port=")
+        let text = started.joined(separator: "\n")
+        let blocked = RunningHelper.value("blocked", in: started)
+        let port = try #require(RunningHelper.value("port", in: started))
         #expect(blocked == ProcessInfo.processInfo.activeProcessorCount, "\(text)")
         #expect(TestHTTP.get(port, "/health")?.status == 200)
         // A wall profile, served within its seconds + 1 s, shows the blocked handlers' function.
@@ -417,9 +401,7 @@ struct ProfileServerTests {
         #expect(pprof.contains("waitInsideTaskInHelper"), "the blocked handlers are not in the profile")
         let dump = try #require(TestHTTP.get(port, "/debug/pprof/goroutine?debug=2")?.text)
         #expect(dump.hasPrefix("thread ") && dump.contains("waitInsideTaskInHelper"), "\(dump.prefix(2000))")
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(helper.finish() == 0)
     }
 
     /// Socket inodes (`socket:[N]`, `pipe:[N]`) this process has open, by /proc/self/fd.
