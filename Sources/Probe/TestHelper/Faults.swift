@@ -4,29 +4,52 @@ import Foundation
 @_spi(Benchmarks) import Probe
 import Synchronization
 
+/// A thread that owns its loop, as an event loop does: a turn of `turnMilliseconds` of work, its
+/// heartbeat beating each turn; `stall()` makes the next turn 300 ms.
+final class WatchedLoop: Sendable {
+    let heartbeat: Heartbeat
+    private let control = Control()
+
+    private final class Control: Sendable {
+        let stallRequested = Atomic<Bool>(false)
+        let stopped = Atomic<Bool>(false)
+    }
+
+    init(turnMilliseconds: Int = 2) {
+        let made = Mutex<Heartbeat?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let control = self.control
+        Thread {
+            let heartbeat = Heartbeat.currentThread()
+            made.withLock { $0 = heartbeat }
+            ready.signal()
+            while !control.stopped.load(ordering: .relaxed) {
+                heartbeat.beat()
+                if control.stallRequested.exchange(false, ordering: .relaxed) { spinInHelper(milliseconds: 300) }
+                spinInHelper(milliseconds: turnMilliseconds)
+            }
+        }.start()
+        ready.wait()
+        heartbeat = made.withLock { $0! }
+    }
+
+    func stall() { control.stallRequested.store(true, ordering: .relaxed) }
+    func stop() { control.stopped.store(true, ordering: .relaxed) }
+}
+
 /// `stall-writer JSONL`: a watched loop whose stalls go to JSONL, and a profile server; prints
 /// `port=P` and `ready`, then answers stdin: `stall` (a 300 ms stall, then `stalled stalls=N
 /// unwritten=M` once it is recorded), `exhaust` (opens /dev/null until the process has no descriptor
 /// left: `exhausted=N`), `release` (closes them), `exit`.
 func faultStallWriter(jsonLines: String) {
-    let stallRequested = Atomic<Bool>(false)
-    let heartbeatBox = Mutex<Heartbeat?>(nil)
-    let ready = DispatchSemaphore(value: 0)
-    Thread {
-        heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
-        let heartbeat = heartbeatBox.withLock { $0! }
-        ready.signal()
-        while true {
-            heartbeat.beat()
-            if stallRequested.exchange(false, ordering: .relaxed) { spinInHelper(milliseconds: 300) }
-            spinInHelper(milliseconds: 2)
-        }
-    }.start()
-    ready.wait()
+    let loop = WatchedLoop()
     var configuration = WatchdogConfiguration(name: "faults", threshold: .milliseconds(100))
     configuration.sampleInterval = .milliseconds(10)
     configuration.jsonLinesPath = jsonLines
-    let watchdog = Watchdog(watching: .heartbeat(heartbeatBox.withLock { $0! }), configuration: configuration)
+    // Called after every outlet (the file among them) has had the record: the answer waits for it.
+    let delivered = Atomic<Int>(0)
+    configuration.onStall = { _ in delivered.add(1, ordering: .relaxed) }
+    let watchdog = Watchdog(watching: .heartbeat(loop.heartbeat), configuration: configuration)
     let server = ProfileServer(configuration: .init())
     do {
         try watchdog.start()
@@ -42,10 +65,10 @@ func faultStallWriter(jsonLines: String) {
     while let line = readLine() {
         switch line {
         case "stall":
-            let before = watchdog.statistics.stalls
-            stallRequested.store(true, ordering: .relaxed)
+            let before = delivered.load(ordering: .relaxed)
+            loop.stall()
             let deadline = Date().addingTimeInterval(5)
-            while watchdog.statistics.stalls == before, Date() < deadline { usleep(10_000) }
+            while delivered.load(ordering: .relaxed) == before, Date() < deadline { usleep(10_000) }
             print("stalled stalls=\(watchdog.statistics.stalls) unwritten=\(watchdog.unwrittenRecords)")
         case "exhaust":
             while true {
@@ -131,22 +154,8 @@ func faultThreadChurn(seconds: Int) {
     // One warm-up round first: what Probe keeps for the life of the process (symbol tables, its
     // threads' stacks) is not churn.
     func round(_ seconds: Double) -> Int {
-        let heartbeatBox = Mutex<Heartbeat?>(nil)
-        let stop = Atomic<Bool>(false)
-        let ready = DispatchSemaphore(value: 0)
-        let loop = Thread {
-            heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
-            ready.signal()
-            let heartbeat = heartbeatBox.withLock { $0! }
-            while !stop.load(ordering: .relaxed) {
-                heartbeat.beat()
-                spinInHelper(milliseconds: 1)
-            }
-        }
-        loop.start()
-        ready.wait()
-        let watchdog = Watchdog(
-            watching: .heartbeat(heartbeatBox.withLock { $0! }), configuration: .init(name: "churn"))
+        let loop = WatchedLoop(turnMilliseconds: 1)
+        let watchdog = Watchdog(watching: .heartbeat(loop.heartbeat), configuration: .init(name: "churn"))
         let flight = FlightRecorder()
         let profiler = ProcessProfiler()
         let profileDone = DispatchSemaphore(value: 0)
@@ -181,7 +190,7 @@ func faultThreadChurn(seconds: Int) {
         profileDone.wait()
         flight.stop()
         watchdog.stop()
-        stop.store(true, ordering: .relaxed)
+        loop.stop()
         Thread.sleep(forTimeInterval: 0.2)
         return made
     }
@@ -201,24 +210,9 @@ let applicationHandlerSignals = Atomic<Int>(0)
 /// timers armed before Probe noticed), then, 1.5 s later with a stall and a 1 s cpu profile
 /// meanwhile, `more=M stalls=S sampled=SAMPLES/UNANSWERED profile-failures=F`, `limitation=<text or none>`.
 func faultSignalTaken() {
-    let stop = Atomic<Bool>(false)
-    let stallRequested = Atomic<Bool>(false)
-    let heartbeatBox = Mutex<Heartbeat?>(nil)
-    let ready = DispatchSemaphore(value: 0)
-    Thread {
-        heartbeatBox.withLock { $0 = Heartbeat.currentThread() }
-        ready.signal()
-        let heartbeat = heartbeatBox.withLock { $0! }
-        while !stop.load(ordering: .relaxed) {
-            heartbeat.beat()
-            if stallRequested.exchange(false, ordering: .relaxed) { spinInHelper(milliseconds: 300) }
-            spinInHelper(milliseconds: 2)
-        }
-    }.start()
-    ready.wait()
+    let loop = WatchedLoop()
     let watchdog = Watchdog(
-        watching: .heartbeat(heartbeatBox.withLock { $0! }),
-        configuration: .init(name: "taken", threshold: .milliseconds(100)))
+        watching: .heartbeat(loop.heartbeat), configuration: .init(name: "taken", threshold: .milliseconds(100)))
     let flight = FlightRecorder()
     do {
         try watchdog.start()
@@ -236,7 +230,7 @@ func faultSignalTaken() {
     Thread.sleep(forTimeInterval: 1.5)
     let takenAfter = applicationHandlerSignals.load(ordering: .relaxed)
     print("taken-after=\(takenAfter)")
-    stallRequested.store(true, ordering: .relaxed)
+    loop.stall()
     let profile = try? ProcessProfiler().takeProfile(ProfileRequest(duration: .seconds(1), rate: 100, mode: .cpu))
     Thread.sleep(forTimeInterval: 0.5)
     let more = applicationHandlerSignals.load(ordering: .relaxed) - takenAfter
@@ -246,7 +240,7 @@ func faultSignalTaken() {
     let limitation = watchdog.limitations.first { $0.contains("handler was replaced") } ?? "none"
     print("more=\(more) stalls=\(watchdog.statistics.stalls) sampled=\(sampled) profile-failures=\(failures)")
     print("limitation=\(limitation)")
-    stop.store(true, ordering: .relaxed)
+    loop.stop()
     flight.stop()
     watchdog.stop()
 }
