@@ -45,6 +45,20 @@ import Testing
         #expect(lines.contains("    1 benchmark: severe outliers (beyond 3 × IQR) [severe-outliers]"))
     }
 
+    /// Benchmarks whose processes disagree are named, with what a gate on them needs (#61).
+    @Test func benchmarksWhoseProcessesDisagreeAreNamedWithWhatToDo() {
+        let spread = Warning(rule: "process-spread-above-threshold", message: "m")
+        let text = FindingsText.text(report([result("C/heap/push", warnings: [spread]), result("C/deque/append")]))
+        let lines = text.split(separator: "\n").map(String.init)
+        let group = lines.firstIndex { $0.hasSuffix("[process-spread-above-threshold]") }
+        #expect(group != nil, "\(text)")
+        if let group {
+            #expect(
+                lines[group + 1].hasPrefix("      C/heap/push: a wall-time gate on them needs more candidate processes")
+            )
+        }
+    }
+
     @Test func aPlainReportHasNoFindingsBlock() {
         #expect(FindingsText.text(report([result("A/b/c")])) == "")
     }

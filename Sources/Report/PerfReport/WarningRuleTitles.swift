@@ -6,6 +6,18 @@ extension Warning {
         ruleTitles[rule] ?? rule
     }
 
+    /// What to do about a rule's benchmarks, for rules whose benchmarks a summary names: nil for
+    /// the others.
+    public static func remedy(ofRule rule: String) -> String? { ruleRemedies[rule] }
+
+    static let ruleRemedies: [String: String] = [
+        // #61: such a baseline cannot narrow a gate's interval below a few percent from a few
+        // candidate processes (the Heap benchmark's processes lay ±15% apart: +5% caught 0-1 of 5).
+        "process-spread-above-threshold":
+            "a wall-time gate on them needs more candidate processes (run --processes 5 or more), both builds "
+            + "interleaved (perfkit ci), or instruction counts (--gate-metric instructions)"
+    ]
+
     static let ruleTitles: [String: String] = [
         "too-few-samples": "too few samples to judge the spread",
         "median-not-positive": "too small to measure",

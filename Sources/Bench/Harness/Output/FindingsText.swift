@@ -54,6 +54,11 @@ public enum FindingsText {
             for group in findings.warningGroups {
                 let count = group.benchmarkIDs.count
                 lines.append("    \(count) benchmark\(count == 1 ? "" : "s"): \(group.title) [\(group.rule)]")
+                // Rules with something to do name their benchmarks (the first five) and say what.
+                if let remedy = Warning.remedy(ofRule: group.rule) {
+                    let named = group.benchmarkIDs.prefix(5).joined(separator: ", ")
+                    lines.append("      \(named)\(count > 5 ? ", …" : ""): \(remedy)")
+                }
             }
         }
         return lines.joined(separator: "\n") + "\n\n"
