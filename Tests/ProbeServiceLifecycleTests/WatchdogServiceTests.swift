@@ -14,9 +14,13 @@ final class StallRelease: Sendable {
     func release() { released.store(true, ordering: .releasing) }
 }
 
+/// Spins until released; the limit only keeps a failed test from spinning for ever. It assumes the
+/// graceful shutdown ends within it: under a loaded CI (an emulated build beside it, other tests'
+/// bodies holding the 2-thread pool) the shutdown's awaits took over 30 s, the stall ended first
+/// and was recorded as ended (2026-11-28), so 240 s.
 @inline(never)
 func stallOngoingAtShutdownForServiceTest(until release: StallRelease) {
-    let end = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+    let end = DispatchTime.now().uptimeNanoseconds + 240_000_000_000
     var x: UInt64 = 1
     while !release.isReleased, DispatchTime.now().uptimeNanoseconds < end { x = x &* 6_364_136_223_846_793_005 &+ 1 }
     if x == 42 { print("") }
