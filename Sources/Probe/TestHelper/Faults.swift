@@ -51,12 +51,9 @@ func faultStallWriter(jsonLines: String) {
     configuration.onStall = { _ in delivered.add(1, ordering: .relaxed) }
     let watchdog = Watchdog(watching: .heartbeat(loop.heartbeat), configuration: configuration)
     let server = ProfileServer(configuration: .init())
-    do {
+    orExit {
         try watchdog.start()
         try server.start()
-    } catch {
-        print("error: \(error)")
-        exit(1)
     }
     print("port=\(server.port ?? 0)")
     print("ready")
@@ -96,10 +93,7 @@ func faultStallWriter(jsonLines: String) {
 /// /bin/true (even turns) or exits (odd ones). Prints `clean=C of N` (children that exited 0).
 func faultForkExec(count: Int) {
     let flight = FlightRecorder()
-    do { try flight.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try flight.start() }
     let stop = Atomic<Bool>(false)
     let profiler = ProcessProfiler()
     let profiling = Thread {
@@ -159,12 +153,9 @@ func faultThreadChurn(seconds: Int) {
         let flight = FlightRecorder()
         let profiler = ProcessProfiler()
         let profileDone = DispatchSemaphore(value: 0)
-        do {
+        orExit {
             try watchdog.start()
             try flight.start()
-        } catch {
-            print("error: \(error)")
-            exit(1)
         }
         Thread {
             _ = try? profiler.takeProfile(ProfileRequest(duration: .milliseconds(Int64(seconds * 1000)), rate: 100)) {
@@ -214,12 +205,9 @@ func faultSignalTaken() {
     let watchdog = Watchdog(
         watching: .heartbeat(loop.heartbeat), configuration: .init(name: "taken", threshold: .milliseconds(100)))
     let flight = FlightRecorder()
-    do {
+    orExit {
         try watchdog.start()
         try flight.start()
-    } catch {
-        print("error: \(error)")
-        exit(1)
     }
     Thread.sleep(forTimeInterval: 0.5)
     let signal = WatchdogConfiguration.defaultSignal

@@ -32,6 +32,14 @@ import Foundation
 import ProbeHeap
 import Synchronization
 
+/// Runs `body`; a thrown error is printed (`error: …`, what the tests read) and ends the helper.
+func orExit(_ body: () throws -> Void) {
+    do { try body() } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+}
+
 @inline(never)
 func spinInHelper(milliseconds: Int) {
     let end = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
@@ -59,10 +67,7 @@ func pauseTarget() {
     var configuration = WatchdogConfiguration(name: "helper", threshold: .milliseconds(100))
     configuration.sampleInterval = .milliseconds(20)
     let watchdog = Watchdog(watching: .heartbeat(heartbeatBox.withLock { $0! }), configuration: configuration)
-    do { try watchdog.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try watchdog.start() }
     print("ready")
     fflush(nil)
     while let line = readLine() {
@@ -101,10 +106,7 @@ func startPoolWatchdog(stallsPath path: String, maxSamplesPerStall: Int = 5000) 
     configuration.metrics = false
     configuration.jsonLinesPath = path
     let watchdog = Watchdog(watching: .cooperativePool, configuration: configuration)
-    do { try watchdog.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try watchdog.start() }
     return watchdog
 }
 
@@ -196,10 +198,7 @@ func starvePool(stallsPath: String) {
 /// the test asks it for a wall profile and a thread dump from outside, then closes stdin to end it.
 func serveStarved() {
     let server = ProfileServer(configuration: .init())
-    do { try server.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try server.start() }
     let width = ProcessInfo.processInfo.activeProcessorCount
     let release = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
@@ -334,16 +333,10 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
     // With PROBE_TEST_HEAP_DIR: a heap profiler runs, and warnings write its profile there.
     if let directory = ProcessInfo.processInfo.environment["PROBE_TEST_HEAP_DIR"] {
         configuration.heapProfileDirectory = directory
-        do { try HeapProfiler.start() } catch {
-            print("error: \(error)")
-            exit(1)
-        }
+        orExit { try HeapProfiler.start() }
     }
     let watch = MemoryWatch(configuration: configuration)
-    do { try watch.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try watch.start() }
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     let previous = watch.previousExit.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
@@ -441,18 +434,12 @@ final class HeldRecord {
 }
 
 func heapHold() {
-    do { try HeapProfiler.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try HeapProfiler.start() }
     var held: [HeldRecord] = []
     storeHeldRecords(into: &held)
     let sum = churnShortArrays(bytes: 1 << 30)
     let server = ProfileServer(configuration: .init())
-    do { try server.start() } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try server.start() }
     FileHandle.standardOutput.write(Data("port=\(server.port ?? 0)\nsum=\(sum & 1)\n".utf8))
     _ = FileHandle.standardInput.readDataToEndOfFile()
     server.stop()
@@ -462,10 +449,7 @@ func heapHold() {
 /// fork + exec while every allocation is sampled: a child that allocates between fork and exec
 /// (posix_spawn's fallback, or Foundation's Process) must not wait on a sampler's state.
 func heapFork(count: Int) {
-    do { try HeapProfiler.start(meanInterval: 1) } catch {
-        print("error: \(error)")
-        exit(1)
-    }
+    orExit { try HeapProfiler.start(meanInterval: 1) }
     let stop = Atomic<Bool>(false)
     let allocators = (0..<2).map { _ in
         Thread {
