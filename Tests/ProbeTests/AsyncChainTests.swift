@@ -129,7 +129,11 @@ struct AsyncChainTests {
 
     /// The same program at the same point, unwound by Probe and by the Swift runtime's backtracer
     /// (`SWIFT_BACKTRACE`, an independent implementation): the same `[async]` frames, by address.
-    @Test func theChainEqualsTheSwiftBacktracers() throws {
+    @Test(
+        .disabled(
+            if: ThreadInfo.procDescribesAnotherArchitecture,
+            "emulated: the runtime's backtracer cannot suspend threads under qemu-user and prints no [async] frame"))
+    func theChainEqualsTheSwiftBacktracers() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no,color=no,threads=crashed,sanitize=no"
         let run = try ChildProcess.run(
@@ -228,11 +232,31 @@ struct AsyncChainTests {
         }
         #expect(partials.count > 100)
         let missed = partials.filter { cprobe_in_async_function(UInt(truncatingIfNeeded: $0.address &+ slide)) == 0 }
+            .filter { keepsFrameRecord($0, of: image) }
         #expect(missed.isEmpty, "\(missed.count) of \(partials.count), e.g. \(missed.prefix(3).map(\.name))")
         #expect(module.asyncFunctions >= partials.count)
         // A synchronous function is not async code.
         let sync = try #require(image.function(named: "cprobe_gettid"))
         #expect(cprobe_in_async_function(UInt(truncatingIfNeeded: sync.address &+ slide)) == 0)
+    }
+
+    /// Whether `function` sets up a frame record. aarch64 code has small resume functions that do
+    /// not (swiftlang 6.2.3: 9 of 4,939 in this binary, 28–44 bytes that tail-call on): a walk
+    /// never meets a frame of theirs, so they need no slot.
+    func keepsFrameRecord(_ function: ELFImage.Symbol, of image: ELFImage) -> Bool {
+        #if arch(aarch64)
+            guard let offset = image.fileOffset(forVirtualAddress: function.address),
+                let code = image.bytes(atFileOffset: offset, count: 24)
+            else { return true }
+            // STP (64-bit) x29, x30, [sp, #imm7 * 8] among the first six instructions
+            return (0..<6).contains { index in
+                let bytes = code[(4 * index)..<(4 * index + 4)]
+                let instruction = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                return instruction & 0xFFE0_7FFF == 0xA900_7BFD
+            }
+        #else
+            return true
+        #endif
     }
 
     /// The entry of an async function of this binary, from the sampled chain of a running task.

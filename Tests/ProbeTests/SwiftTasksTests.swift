@@ -58,11 +58,15 @@ struct ParkedService {
     blackHoleForProbeTest(turns)
 }
 
+/// qemu-user has no process_vm_readv: there the task list says why and lists nothing.
+let memoryUnreadable = cprobe_read_memory_errno() != 0
+
 @Suite(.serialized)
 struct SwiftTasksTests {
     /// A thousand requests parked at the same await are one entry ×1000 in the dump, suspended on a
     /// continuation, with the await site and its callers up to the request handler.
-    @Test func parkedTasksAreOneGroupWithTheirAwaitSiteAndCallers() async throws {
+    @Test(.disabled(if: memoryUnreadable, "emulated: no process_vm_readv, so no task is read"))
+    func parkedTasksAreOneGroupWithTheirAwaitSiteAndCallers() async throws {
         FramePointerCode.publish()
         let lot = ParkingLot()
         for _ in 0..<1000 { Task.detached { await handleParkedRequest(lot) } }
@@ -95,7 +99,8 @@ struct SwiftTasksTests {
     }
 
     /// A running task is listed as running on the thread the dump's sample found it on.
-    @Test func aRunningTaskIsListedWithItsThread() async throws {
+    @Test(.disabled(if: memoryUnreadable, "emulated: no process_vm_readv, so no task is read"))
+    func aRunningTaskIsListedWithItsThread() async throws {
         let thread = SpinningThread(task: { await spinInATask($0) })
         defer { thread.finish() }
         let dump = SwiftTasks.dump()
@@ -106,6 +111,14 @@ struct SwiftTasksTests {
 
     /// A layout the reader does not know is said, not guessed at.
     @Test func theRuntimeIsFoundAndItsLayoutKnown() throws {
+        if memoryUnreadable {
+            guard case .failure(let reason) = SwiftTasks.runtime else {
+                Issue.record("tasks listed without process_vm_readv")
+                return
+            }
+            #expect(reason.message.contains("process_vm_readv"), "\(reason.message)")
+            return
+        }
         let runtime = try SwiftTasks.runtime.get()
         #expect(runtime.taskMetadata != 0)
         #expect(runtime.notStartedAdapters.count == 2 && runtime.waitAdapters.count == 2)
@@ -187,7 +200,8 @@ struct ParkedTaskWatchTests {
 
     /// Ten requests parked on continuations: after the threshold, one record classified `parked`
     /// names them, their await site and callers, in the JSON-lines file too.
-    @Test func parkedRequestsBecomeOneParkedRecord() async throws {
+    @Test(.disabled(if: memoryUnreadable, "emulated: no process_vm_readv, so no task is read"))
+    func parkedRequestsBecomeOneParkedRecord() async throws {
         FramePointerCode.publish()
         let lot = ParkingLot()
         for _ in 0..<10 { Task.detached { await handleParkedRequest(lot) } }

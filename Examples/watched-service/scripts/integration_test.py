@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 from service import Failure, Service, check, fail, loop_of, symbols
@@ -103,6 +104,15 @@ def flight_recorder(service, port, workdir):
     print("ok: /debug/pprof/flight read by go tool pprof, the /work load in it")
 
 
+def http_status(url):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
 def heap_profile(workdir):
     """--heap-profile: 64 MiB kept by /allocate shows in /debug/pprof/heap, read over HTTP by `go
     tool pprof`: KeptMemory.keep holds most of the in-use space, about 64 MiB of it."""
@@ -126,6 +136,17 @@ def heap_profile(workdir):
         kept = 64 * 2**20 / 1e6
         check(abs(in_use - kept) <= 0.25 * kept, f"{in_use} MB in use in the heap profile, {kept:.1f} MB kept")
         print(f"ok: /debug/pprof/heap after /allocate?mib=64: KeptMemory.keep first, {in_use} MB in use")
+        # The switch heap_cost.py measures with: stopped, the route says why; started, /orders is sampled.
+        check(service.get("/heap-sampler?on=0")[0] == 200, "/heap-sampler?on=0 failed")
+        answer = http_status(url)
+        check(answer == 404, f"{url} answered {answer} with the sampler stopped")
+        check(service.get("/heap-sampler?on=1")[0] == 200, "/heap-sampler?on=1 failed")
+        for _ in range(50):
+            check(service.get("/orders?n=100")[0] == 200, "/orders?n=100 failed")
+        check(service.get("/heap-sampler?on=2")[0] == 400, "/heap-sampler?on=2 was not refused")
+        answer = http_status(url)
+        check(answer == 200, f"{url} answered {answer} with the sampler started again")
+        print("ok: /heap-sampler stops (404) and starts the sampler again")
         status, _ = service.terminate()
         check(status == 0, f"the heap-profiled instance exited with {status} on SIGTERM")
     finally:

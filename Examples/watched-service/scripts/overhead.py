@@ -29,9 +29,9 @@ PINNED = os.cpu_count() >= 2
 WRK = ["taskset", "-c", "1", "wrk"] if PINNED else ["wrk"]
 
 
-def requests_per_second(port, seconds, connections):
+def requests_per_second(port, seconds, connections, path="/fast"):
     output = subprocess.run(
-        WRK + [ "-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}/fast"],
+        WRK + ["-t1", f"-c{connections}", f"-d{seconds}s", f"http://127.0.0.1:{port}{path}"],
         capture_output=True, text=True, check=True).stdout
     match = re.search(r"Requests/sec:\s+([0-9.]+)", output)
     if not match:

@@ -32,6 +32,7 @@ class Service:
                  resting_look_ms=None, pprof_dir=None, breadcrumb=None, profile_port=None, flight_recorder=True,
                  heap_profile=False):
         os.makedirs(workdir, exist_ok=True)
+        self.profile_port = profile_port
         self.stalls_path = os.path.join(workdir, "stalls.jsonl")
         self.log_path = os.path.join(workdir, "service.log")
         # Probe appends: a stalls file left by an earlier run in the same folder would be counted.

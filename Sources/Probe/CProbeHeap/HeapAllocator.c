@@ -4,10 +4,12 @@
 // `malloc_usable_size` and `malloc_trim` stay glibc's.
 //
 // Cost: while no heap profiler runs, one load and one branch before glibc's function; while one
-// runs, a thread-local countdown of bytes too, and a look-up in the sampled addresses per free.
+// runs, a thread-local countdown of bytes too, and per free one byte of the sampled addresses' filter
+// (the table itself only when that byte is not zero).
 
 #define _GNU_SOURCE
 #include "CProbeHeap.h"
+#include "HeapFilter.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -29,28 +31,36 @@ extern void *__libc_pvalloc(size_t size);
 // initial-exec: in the executable's static TLS block, so reading it never allocates.
 static __thread __attribute__((tls_model("initial-exec"))) int64_t countdown;
 
-#define SAMPLING() __builtin_expect(__atomic_load_n(&cprobe_heap_on, __ATOMIC_RELAXED), 0)
+// No __builtin_expect: with it clang moves the whole sampling branch out of line, a call per use.
+#define SAMPLING() __atomic_load_n(&cprobe_heap_on, __ATOMIC_RELAXED)
+
+// Whether `address` may be a sampled one: its filter byte counts sampled addresses with its hash.
+#define MAYBE_SAMPLED(address) \
+    __builtin_expect(__atomic_load_n(&cprobe_heap_filter[cprobe_heap_filter_index((uintptr_t)(address))], \
+                         __ATOMIC_RELAXED) != 0, 0)
 
 static inline __attribute__((always_inline)) void count(void *address, size_t size) {
-    if ((countdown -= (int64_t)size) < 0) countdown = cprobe_heap_sampled(address, size);
+    if (__builtin_expect((countdown -= (int64_t)size) < 0, 0)) countdown = cprobe_heap_sampled(address, size);
 }
 
+// musttail: otherwise clang calls glibc once for both branches and tests afterwards, so that the
+// path off is no tail call.
 void *cprobe_heap_malloc(size_t size) {
-    if (!SAMPLING()) return __libc_malloc(size);
+    if (!SAMPLING()) __attribute__((musttail)) return __libc_malloc(size);
     void *address = __libc_malloc(size);
     count(address, size);
     return address;
 }
 
 void *cprobe_heap_calloc(size_t count_, size_t size) {
-    if (!SAMPLING()) return __libc_calloc(count_, size);
+    if (!SAMPLING()) __attribute__((musttail)) return __libc_calloc(count_, size);
     void *address = __libc_calloc(count_, size);
     if (address) count(address, count_ * size);  // no overflow: glibc refused that
     return address;
 }
 
 void cprobe_heap_free(void *address) {
-    if (SAMPLING() && address) cprobe_heap_freeing(address);
+    if (SAMPLING() && address && MAYBE_SAMPLED(address)) cprobe_heap_freeing(address);
     __libc_free(address);
 }
 
@@ -59,7 +69,7 @@ void cprobe_heap_free(void *address) {
 // Inlined into each public function, so a sample's stack has one frame of this file above the caller.
 static inline __attribute__((always_inline)) void *sampled_realloc(void *address, size_t size) {
     if (!SAMPLING()) return __libc_realloc(address, size);
-    if (address) cprobe_heap_freeing(address);
+    if (address && MAYBE_SAMPLED(address)) cprobe_heap_freeing(address);
     void *moved = __libc_realloc(address, size);
     if (moved) count(moved, size);
     return moved;

@@ -81,6 +81,11 @@ final class HeapProfileBuilder: HeapProfileSource {
         if counts.dropped_sites > 0 {
             comments.append("\(counts.dropped_sites) samples dropped: every site slot taken")
         }
+        if case let problem = cprobe_read_memory_errno(), problem != 0 {
+            comments.append(
+                "no type labels: process_vm_readv, which checks a type before it is named, fails here ("
+                    + "\(String(cString: strerror(problem))))")
+        }
         if counts.untracked_addresses > 0 {
             comments.append("\(counts.untracked_addresses) samples not tracked to their free: counted as freed at once")
         }

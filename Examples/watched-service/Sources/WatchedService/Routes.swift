@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import NIOPosix
+import ProbeHeap
 import Prometheus
 import Synchronization
 
@@ -31,7 +32,9 @@ func milliseconds(_ request: Request) throws -> Int {
     return ms
 }
 
-func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry) -> Router<LoopRequestContext> {
+func makeRouter(
+    group: any EventLoopGroup, registry: PrometheusCollectorRegistry, heapSamplerSwitch: Bool = false
+) -> Router<LoopRequestContext> {
     let loops = IndexedEventLoops(group)
     let router = Router(context: LoopRequestContext.self)
     // The loop a connection landed on, for clients that want to keep off a loop they stall.
@@ -82,6 +85,26 @@ func makeRouter(group: any EventLoopGroup, registry: PrometheusCollectorRegistry
         }
         return "keeping \(KeptMemory.shared.keep(mebibytes: mib)) MiB\n"
     }
+    // What a JSON API does per request: n small objects with strings and arrays built, rendered and
+    // dropped (~60 allocations each). heap_cost.py measures the heap sampler's cost on it.
+    router.get("orders") { request, _ in
+        guard let count = request.uri.queryParameters.get("n", as: Int.self), (1...10_000).contains(count) else {
+            throw HTTPError(.badRequest, message: "n must be 1…10000\n")
+        }
+        return renderOrders(count: count)
+    }
+    // With --heap-profile only: the sampler stopped (on=0) and started again (on=1) in this process,
+    // so that heap_cost.py compares the two in one process, not across two with their own layouts.
+    if heapSamplerSwitch {
+        router.get("heap-sampler") { request, _ in
+            switch request.uri.queryParameters.get("on") {
+            case "0": HeapProfiler.stop()
+            case "1": try HeapProfiler.start()
+            default: throw HTTPError(.badRequest, message: "on must be 0 or 1\n")
+            }
+            return "heap sampler \(HeapProfiler.meanInterval.map { "on, one sample every \($0) bytes" } ?? "off")\n"
+        }
+    }
     router.get("release") { _, _ in
         KeptMemory.shared.release()
         return "released\n"
@@ -106,4 +129,27 @@ final class KeptMemory: Sendable {
     }
 
     func release() { blocks.withLock { $0 = [] } }
+}
+
+final class Order {
+    let id: Int
+    let customer: String
+    let lines: [(sku: String, quantity: Int)]
+
+    init(id: Int) {
+        self.id = id
+        customer = "customer-\(id % 97)"
+        lines = (0..<(1 + id % 5)).map { (sku: "sku-\(id)-\($0)", quantity: $0 + 1) }
+    }
+}
+
+/// `count` orders built and rendered as JSON text, each allocated anew.
+@inline(never)
+func renderOrders(count: Int) -> String {
+    let orders = (0..<count).map(Order.init)
+    let rendered = orders.map { order in
+        let lines = order.lines.map { "{\"sku\":\"\($0.sku)\",\"quantity\":\($0.quantity)}" }
+        return "{\"id\":\(order.id),\"customer\":\"\(order.customer)\",\"lines\":[\(lines.joined(separator: ","))]}"
+    }
+    return "[" + rendered.joined(separator: ",") + "]\n"
 }

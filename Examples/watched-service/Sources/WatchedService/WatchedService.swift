@@ -24,7 +24,10 @@ struct WatchedService: AsyncParsableCommand {
             (usleep on an event loop), /handler-sleep?ms=N (usleep in a plain async handler, on its \
             cooperative-pool thread), /work?ms=N (CPU work in a plain async handler, never a stall: for \
             whole-process profiles), /starve?ms=N (every cooperative-pool thread in a synchronous \
-            wait), /allocate?mib=N (keeps N MiB more, touched), /release (drops them), /metrics (Prometheus text). Stalls are appended to the --stalls file as JSON lines.
+            wait), /allocate?mib=N (keeps N MiB more, touched), /release (drops them), /orders?n=N \
+            (builds and renders N small objects: allocation-heavy), /heap-sampler?on=0|1 (with \
+            --heap-profile: stops and starts the sampler), /metrics (Prometheus text). Stalls are \
+            appended to the --stalls file as JSON lines.
             """)
 
     @Option(help: "The TCP port to listen on (0: any free port, printed on start).")
@@ -117,7 +120,7 @@ struct WatchedService: AsyncParsableCommand {
                     profileServer: profiles, flightRecorder: flightRecorder ? FlightRecorder() : nil))
         }
         let app = Application(
-            router: makeRouter(group: group, registry: registry),
+            router: makeRouter(group: group, registry: registry, heapSamplerSwitch: heapProfile),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "watched-service"),
             services: services,
             onServerRunning: { channel in

@@ -50,6 +50,9 @@ uint64_t cprobe_context_fingerprint(uintptr_t context, int levels, int bytes);
 /// Reads `size` bytes at `address` of this process into `out` through process_vm_readv: 0, or -1
 /// when they cannot be read (EFAULT instead of a fault).
 int cprobe_read_memory(uintptr_t address, void *out, uintptr_t size);
+/// 0 when cprobe_read_memory works in this process, else the errno of its first try (ENOSYS under
+/// qemu-user, EPERM under a seccomp filter that forbids process_vm_readv). Tried once, then kept.
+int cprobe_read_memory_errno(void);
 
 #ifdef __cplusplus
 }

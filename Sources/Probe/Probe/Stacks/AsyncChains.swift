@@ -173,20 +173,23 @@ enum AsyncChains {
         static let prologueBytes = 24
 
         /// Among the first six instructions (after `orr x29, x29, #1<<60`, `paciasp` or `bti c`), a
-        /// `str x22, [sp, #n]` and a `stp x29, x30, [sp, #n+8]`: the context register stored right
-        /// below the frame record.
+        /// `stp x29, x30, [sp, #n+8]` and a `str x22, [sp, #n]`: the context register stored right
+        /// below the frame record. Any of the `str x22`: unoptimized code spills x22 again at once
+        /// (swiftlang 6.2.3, aarch64: 440 of 4,939 resume functions of the tests' binary).
         static func keepsAsyncContext(_ code: UnsafePointer<UInt8>) -> Bool {
-            var contextSlot: UInt32?
-            var recordSlot: UInt32?
+            var contextSlots: UInt64 = 0  // bit k: x22 stored at sp + 8k
+            var recordSlot: UInt32?  // in words
             for index in 0..<6 {
                 let instruction = UnsafeRawPointer(code).loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)
                 // STR (64-bit, unsigned offset) x22, [sp, #imm12 * 8]
-                if instruction & 0xFFC0_03FF == 0xF900_03F6 { contextSlot = (instruction >> 10 & 0xFFF) * 8 }
+                if instruction & 0xFFC0_03FF == 0xF900_03F6, case let slot = instruction >> 10 & 0xFFF, slot < 64 {
+                    contextSlots |= 1 << UInt64(slot)
+                }
                 // STP (64-bit, signed offset) x29, x30, [sp, #imm7 * 8], imm7 not negative
-                if instruction & 0xFFE0_7FFF == 0xA900_7BFD { recordSlot = (instruction >> 15 & 0x3F) * 8 }
+                if instruction & 0xFFE0_7FFF == 0xA900_7BFD { recordSlot = instruction >> 15 & 0x3F }
             }
-            guard let contextSlot, let recordSlot else { return false }
-            return recordSlot == contextSlot + 8
+            guard let recordSlot, recordSlot >= 1 else { return false }
+            return contextSlots & (1 << UInt64(recordSlot - 1)) != 0
         }
     #endif
 }

@@ -75,6 +75,10 @@ enum SwiftTasks {
                 return .failure(
                     .init("the Swift runtime exports no task layout (no Swift concurrency, or a static stdlib)"))
             }
+            if case let problem = cprobe_read_memory_errno(), problem != 0 {
+                let reason = String(cString: strerror(problem))
+                return .failure(.init("process_vm_readv fails here (\(reason): qemu-user, or a seccomp filter)"))
+            }
             let layout = version.load(as: UInt32.self)
             guard layout == SwiftTasks.knownLayout else { return .failure(.init("runtime layout \(layout) unknown")) }
             func pointer(_ name: String) -> UInt? { symbol(name).map { $0.load(as: UInt.self) } }
