@@ -31,7 +31,7 @@ let package = Package(
         .library(name: "PerfkitMain", targets: ["PerfkitMain"]),
         // The results history's data, store protocol and SQLite store, for a store of another kind
         // (Integrations/PostgresHistory) built outside this package.
-        .library(name: "PerfkitHistory", targets: ["History"]),
+        .library(name: "PerfkitHistory", targets: ["PerfkitHistory"]),
         // The checks every results store must pass, for such a store's tests.
         .library(name: "HistoryStoreContract", targets: ["HistoryStoreContract"]),
         // `swift package perfkit run|compare|baseline|ci …` over a package's benchmark executables.
@@ -59,20 +59,21 @@ let package = Package(
         .target(name: "CHarness", path: "Sources/Bench/CHarness"),
         // The tests of difference the gate and the history share (Mann-Whitney U, Student's t, change
         // points): a target of their own, so that History and the HTML report link no runner.
-        .target(name: "PerfStatistics", path: "Sources/Bench/Statistics"),
+        .target(name: "PerfStatistics", path: "Sources/Bench/PerfStatistics"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(
-            name: "Harness", dependencies: ["PerfReport", "PerfStatistics", "CHarness", "PerfkitPlatform"],
+            name: "Harness",
+            dependencies: ["PerfReport", "PerfStatistics", "CHarness", "PerfkitPlatform", "PerfkitTools"],
             path: "Sources/Bench/Harness"),
         // perfkit's own benchmarks of the harness (suite "Harness": an empty body, the barriers,
         // FixedWork and the gate check's slowdown hook), kept out of the Harness product users link.
-        .target(name: "HarnessBenchmarks", dependencies: ["Harness"], path: "Sources/Bench/Benchmarks"),
+        .target(name: "HarnessBenchmarks", dependencies: ["Harness"], path: "Sources/Bench/HarnessBenchmarks"),
         .target(
             name: "DispatchBench",
             dependencies: ["Harness", "PerfReport", "DispatchBenchOpaque", "ELFSymbols", "PerfMachineCode"],
             path: "Sources/DispatchBench/DispatchBench"),
         // Callees DispatchBench must reach across a module boundary (not @inlinable).
-        .target(name: "DispatchBenchOpaque", path: "Sources/DispatchBench/Opaque"),
+        .target(name: "DispatchBenchOpaque", path: "Sources/DispatchBench/DispatchBenchOpaque"),
         // libpng glue (its setjmp/longjmp error handling stays inside C) and the banded IDAT writer
         // (zlib deflate on every core).
         .target(
@@ -82,17 +83,19 @@ let package = Package(
         .target(name: "PixelArt", dependencies: ["CPNG", "CPixelCopy"], path: "Sources/PixelArt/PixelArt"),
         .target(
             name: "PixelArtBenchmarks", dependencies: ["Harness", "PerfReport", "PixelArt"],
-            path: "Sources/PixelArt/Benchmarks"),
+            path: "Sources/PixelArt/PixelArtBenchmarks"),
         // One ELF reader (symbols, segments, build ID) for Probe and DispatchBench; Foundation only.
         .target(name: "ELFSymbols", path: "Sources/Shared/ELFSymbols"),
-        // What /proc/cpuinfo says, for Harness's and Probe's checks for a user-mode emulator; finding
-        // and running external tools (llvm-objdump, git, valgrind).
-        .target(name: "PerfkitPlatform", path: "Sources/Shared/Platform"),
+        // What /proc/cpuinfo says, for Harness's and Probe's checks for a user-mode emulator.
+        .target(name: "PerfkitPlatform", path: "Sources/Shared/PerfkitPlatform"),
+        // Finding and running external tools (llvm-objdump, git, valgrind): never in a service.
+        .target(name: "PerfkitTools", path: "Sources/Shared/PerfkitTools"),
         // Machine code read with llvm-objdump (x86-64, aarch64): instructions, where an indirect call's
         // target came from, one function's calls and size, and what changed between two binaries.
         // Below Harness, so that DispatchBench and the gate can both use it.
         .target(
-            name: "PerfMachineCode", dependencies: ["ELFSymbols", "PerfkitPlatform"], path: "Sources/Shared/MachineCode"
+            name: "PerfMachineCode", dependencies: ["ELFSymbols", "PerfkitTools"],
+            path: "Sources/Shared/PerfMachineCode"
         ),
         // Probe's signal handler, libunwind and the allocation-free startup marks: must be C.
         .target(name: "CProbe", path: "Sources/Probe/CProbe", linkerSettings: [.linkedLibrary("unwind")]),
@@ -100,25 +103,28 @@ let package = Package(
         .target(name: "CZlib", path: "Sources/Shared/CZlib", linkerSettings: [.linkedLibrary("z")]),
         // pprof's profile.proto, encoded by hand (no protobuf dependency): stalls as profiles, for
         // `perfkit stalls --format pprof` and Probe's live files (no zlib, so Probe needs none).
-        .target(name: "Pprof", dependencies: ["ProbeRecords"], path: "Sources/Probe/Pprof"),
+        .target(name: "PerfkitPprof", dependencies: ["ProbeRecords"], path: "Sources/Probe/PerfkitPprof"),
         // gzip for the CLI's pprof files.
-        .target(name: "Gzip", dependencies: ["CZlib"], path: "Sources/Shared/Gzip"),
+        .target(name: "PerfkitGzip", dependencies: ["CZlib"], path: "Sources/Shared/PerfkitGzip"),
         // Results over commits: the store (SQLite, loaded at run time), change points along the
         // first-parent history, their wording. `perfkit history` and `run --history` use it.
-        .target(name: "History", dependencies: ["PerfStatistics", "PerfReport"], path: "Sources/Bench/History"),
-        // The store contract (Swift Testing checks over any ResultsStore, in-process and through an
-        // executable), shared by HistoryTests (SQLite) and Integrations/PostgresHistory's tests.
         .target(
-            name: "HistoryStoreContract", dependencies: ["History", "PerfReport"], path: "Tests/HistoryStoreContract"),
+            name: "PerfkitHistory", dependencies: ["PerfStatistics", "PerfReport"], path: "Sources/Bench/PerfkitHistory"
+        ),
+        // The store contract (Swift Testing checks over any ResultsStore, in-process and through an
+        // executable), shared by PerfkitHistoryTests (SQLite) and Integrations/PostgresHistory's tests.
+        .target(
+            name: "HistoryStoreContract", dependencies: ["PerfkitHistory", "PerfReport"],
+            path: "Tests/HistoryStoreContract"),
         // The self-contained HTML report (inline CSS and SVG, no network), and the history's page of
         // trends over commits.
         .target(
-            name: "HTMLReport", dependencies: ["PerfReport", "ProbeRecords", "History"],
+            name: "HTMLReport", dependencies: ["PerfReport", "ProbeRecords", "PerfkitHistory"],
             path: "Sources/Report/HTMLReport"),
         .target(
             name: "Probe",
             dependencies: [
-                "ProbeRecords", "CProbe", "ELFSymbols", "Pprof", "PerfkitPlatform",
+                "ProbeRecords", "CProbe", "ELFSymbols", "PerfkitPprof", "PerfkitPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ], path: "Sources/Probe/Probe",
@@ -134,7 +140,7 @@ let package = Package(
         .target(name: "CProbeHeapInterposer", dependencies: ["CProbeHeap"], path: "Sources/Probe/CProbeHeapInterposer"),
         .target(
             name: "ProbeHeap",
-            dependencies: ["Probe", "CProbeHeap", "CProbeHeapInterposer", "CProbe", "Pprof", "ProbeRecords"],
+            dependencies: ["Probe", "CProbeHeap", "CProbeHeapInterposer", "CProbe", "PerfkitPprof", "ProbeRecords"],
             path: "Sources/Probe/ProbeHeap"),
         .target(
             name: "ProbeNIO", dependencies: ["Probe", .product(name: "NIOCore", package: "swift-nio")],
@@ -150,16 +156,17 @@ let package = Package(
             dependencies: [
                 "Harness", "Probe", "CProbe", "CProbeBenchmarks", "CProbeHeap",
                 .product(name: "Metrics", package: "swift-metrics"),
-            ], path: "Sources/Probe/Benchmarks"),
+            ], path: "Sources/Probe/ProbeBenchmarks"),
         // A spinning thread that adds up the time taken from it (the cost of a sample to the sampled thread).
-        .target(name: "CProbeBenchmarks", path: "Sources/Probe/CBenchmarks"),
+        .target(name: "CProbeBenchmarks", path: "Sources/Probe/CProbeBenchmarks"),
         // The generic commands (run, list, compare, baseline, ci, report) over the suites an
         // executable hands in: perfkit's own and a user's benchmark executables share it.
         .target(
             name: "PerfkitMain",
             dependencies: [
-                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "History", "PerfMachineCode",
-                "Pprof", "Gzip", "Probe",
+                "Harness", "PerfReport", "PerfStatistics", "ProbeRecords", "HTMLReport", "PerfkitHistory",
+                "PerfMachineCode",
+                "PerfkitPprof", "PerfkitGzip", "Probe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ], path: "Sources/Bench/PerfkitMain"
@@ -182,18 +189,19 @@ let package = Package(
         .target(
             name: "ProbeCommands",
             dependencies: [
-                "PerfkitMain", "Harness", "PerfReport", "Probe", "ProbeRecords", "ELFSymbols", "HTMLReport", "Pprof",
-                "Gzip",
+                "PerfkitMain", "Harness", "PerfReport", "Probe", "ProbeRecords", "ELFSymbols", "HTMLReport",
+                "PerfkitPprof",
+                "PerfkitGzip",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ], path: "Sources/Probe/Commands"
+            ], path: "Sources/Probe/ProbeCommands"
         ),
         // PixelArt's `perfkit scale`.
         .target(
             name: "PixelArtCommands",
             dependencies: [
                 "PerfkitMain", "PixelArt", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ], path: "Sources/PixelArt/Commands"
+            ], path: "Sources/PixelArt/PixelArtCommands"
         ),
         .executableTarget(
             name: "PerfkitCLI",
@@ -209,19 +217,20 @@ let package = Package(
         .testTarget(name: "PerfStatisticsTests", dependencies: ["PerfStatistics"]),
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
         // change points over stored runs.
-        .testTarget(name: "HistoryTests", dependencies: ["History", "PerfReport", "HistoryStoreContract"]),
+        .testTarget(
+            name: "PerfkitHistoryTests", dependencies: ["PerfkitHistory", "PerfReport", "HistoryStoreContract"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness", "ProbeRecords"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "ELFSymbols"]),
         .testTarget(
             name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport", "PerfMachineCode"]),
         // Compiled-code summaries and comparisons over binaries swiftc builds in the test.
-        .testTarget(name: "PerfMachineCodeTests", dependencies: ["PerfMachineCode", "PerfkitPlatform"]),
+        .testTarget(name: "PerfMachineCodeTests", dependencies: ["PerfMachineCode", "PerfkitTools"]),
         // Runs the built `perfkit` executable as a user would: exit codes, messages, files (and the
         // protobuf encoding of its pprof export, unit-tested).
         .testTarget(
             name: "PerfkitCLITests",
-            dependencies: ["PerfReport", "ProbeRecords", "Pprof", "Gzip", "HistoryStoreContract"],
+            dependencies: ["PerfReport", "ProbeRecords", "PerfkitPprof", "PerfkitGzip", "HistoryStoreContract"],
             exclude: ["Fixtures"]),
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "HarnessBenchmarks", "PerfReport"]),
@@ -229,7 +238,7 @@ let package = Package(
         .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
         .executableTarget(
-            name: "probe-test-helper", dependencies: ["Probe", "ProbeHeap"], path: "Sources/Probe/TestHelper"),
+            name: "probe-test-helper", dependencies: ["Probe", "ProbeHeap"], path: "Sources/Probe/probe-test-helper"),
         .testTarget(
             name: "ProbeTests",
             dependencies: [
@@ -256,7 +265,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport", "ProbeRecords", "History"]),
+        .testTarget(
+            name: "HTMLReportTests", dependencies: ["HTMLReport", "PerfReport", "ProbeRecords", "PerfkitHistory"]),
         .testTarget(name: "ELFSymbolsTests", dependencies: ["ELFSymbols"]),
     ]
 )

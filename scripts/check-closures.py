@@ -20,11 +20,11 @@ import sys
 # What a service may link, closure included: each addition is a cost every service embedding Probe
 # pays (build time, binary size, a package to trust), so it is listed here on purpose.
 PROBE_ALLOWED = {
-    "ProbeRecords", "CProbe", "ELFSymbols", "Pprof", "PerfkitPlatform", "swift-log:Logging", "swift-metrics:Metrics",
+    "ProbeRecords", "CProbe", "ELFSymbols", "PerfkitPprof", "PerfkitPlatform", "swift-log:Logging", "swift-metrics:Metrics",
 }
 ALLOWED = {
     "ProbeRecords": set(),
-    "Pprof": {"ProbeRecords"},
+    "PerfkitPprof": {"ProbeRecords"},
     "Probe": PROBE_ALLOWED,
     "ProbeHeap": PROBE_ALLOWED | {"Probe", "CProbeHeap", "CProbeHeapInterposer"},
     "ProbeNIO": PROBE_ALLOWED | {"Probe", "swift-nio:NIOCore"},
@@ -32,7 +32,7 @@ ALLOWED = {
 }
 FORBIDDEN = {
     "HTMLReport": {"Harness", "PerfkitMain"},
-    "History": {"Harness", "PerfkitMain", "HTMLReport"},
+    "PerfkitHistory": {"Harness", "PerfkitMain", "HTMLReport"},
     "ProbeBenchmarks": {"CProbeHeapInterposer"},
     "PerfkitCLI": {"CProbeHeapInterposer"},
 }

@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTMLReport
-import History
+import PerfkitHistory
 
 /// Histories built in code: runs along 30 commits whose shifts the analysis finds, so that what the
 /// page draws can be checked against the outcome.

@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 /// The runs and report files the contract adds: every field set in one, the optional ones missing

@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import Testing
 
 /// What every `ResultsStore` must do, checked the same way on each kind of store: a test target

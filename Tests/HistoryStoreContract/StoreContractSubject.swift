@@ -1,4 +1,4 @@
-import History
+import PerfkitHistory
 
 /// One store's place for one contract check (a file that does not exist yet, an empty database),
 /// and what the checks need to do there behind the store's back, as another program would.

@@ -1,5 +1,5 @@
 import Foundation
-import PerfkitPlatform
+import PerfkitTools
 
 /// Small programs in two versions each (a base and a new one that carries one regression),
 /// compiled once per test run with `swiftc -O` into a temporary directory. Module "m", so the

@@ -1,7 +1,7 @@
 import Foundation
-import Gzip
+import PerfkitGzip
 import PerfReport
-import Pprof
+import PerfkitPprof
 import Testing
 
 /// The pprof pair a count regression leaves beside the report, as the real pprof reads it.

@@ -1,6 +1,6 @@
 import Foundation
-import Gzip
-import Pprof
+import PerfkitGzip
+import PerfkitPprof
 import Testing
 
 /// `perfkit memory`, as a user runs it on a heap profile: one `probe-test-helper heap-hold` serves,

@@ -359,7 +359,7 @@ extension CommandLineTests {
         file.checkWellFormed()
         let lockWait = try #require(file.shared.frames.first { $0.name.contains("demoLockWait") })
         #expect(
-            lockWait.file?.hasSuffix("Sources/Probe/Commands/WatchDemoCommand.swift") == true, "\(lockWait)")
+            lockWait.file?.hasSuffix("Sources/Probe/ProbeCommands/WatchDemoCommand.swift") == true, "\(lockWait)")
         #expect((lockWait.line ?? 0) > 0)
 
         // Without --lines no file or line appears (watch-demo records none).

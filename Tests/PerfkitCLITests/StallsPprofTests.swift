@@ -1,7 +1,7 @@
 import Foundation
 import ProbeRecords
-import Gzip
-import Pprof
+import PerfkitGzip
+import PerfkitPprof
 import Testing
 
 /// The protobuf wire format of the pprof export, against the examples of the encoding guide

@@ -44,7 +44,7 @@ extension CommandLineTests {
         for function in ["demoBusyLoop", "demoLockWait"] {
             let frame = try #require(stackFrame(function, in: after), "\(function) not in the stacks")
             #expect(
-                frame.file?.hasSuffix("Sources/Probe/Commands/WatchDemoCommand.swift") == true, "\(frame)")
+                frame.file?.hasSuffix("Sources/Probe/ProbeCommands/WatchDemoCommand.swift") == true, "\(frame)")
             #expect((frame.line ?? 0) > 0)
         }
         // The call tree's frames are filled too (the HTML flame graph reads them).

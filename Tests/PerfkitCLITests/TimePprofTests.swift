@@ -1,7 +1,7 @@
 import Foundation
-import Gzip
+import PerfkitGzip
 import PerfReport
-import Pprof
+import PerfkitPprof
 import Testing
 
 /// The pprof pair a wall-time regression leaves beside the report (sampled CPU ns per operation),

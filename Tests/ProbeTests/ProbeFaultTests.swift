@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// A service's bad day, each fault done to a real `probe-test-helper` running Probe as a service
-/// does (Sources/Probe/TestHelper/Faults.swift): what must hold is that Probe never crashes it, never
+/// does (Sources/Probe/probe-test-helper/Faults.swift): what must hold is that Probe never crashes it, never
 /// loses a record silently and keeps answering.
 @Suite(.serialized)
 struct ProbeFaultTests {

@@ -1,5 +1,5 @@
 import Foundation
-import Pprof
+import PerfkitPprof
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PerfReport
 import PerfkitPlatform
+import PerfkitTools
 
 #if canImport(Glibc)
     import Glibc

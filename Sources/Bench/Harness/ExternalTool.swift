@@ -1,5 +1,5 @@
-import PerfkitPlatform
+import PerfkitTools
 
-/// Finding and running command-line tools now lives in PerfkitPlatform (PerfMachineCode, below
-/// Harness, runs llvm-objdump too); this name keeps Harness's users compiling unchanged.
-public typealias ExternalTool = PerfkitPlatform.ExternalTool
+/// Finding and running command-line tools lives in PerfkitTools (PerfMachineCode, below Harness,
+/// runs llvm-objdump too); this name keeps Harness's users compiling unchanged.
+public typealias ExternalTool = PerfkitTools.ExternalTool

@@ -1,8 +1,8 @@
 import Foundation
-import Gzip
+import PerfkitGzip
 import Harness
 import PerfReport
-import Pprof
+import PerfkitPprof
 
 /// The pprof pair beside a report for each regression whose both sides carry a function profile:
 /// `profiles/<benchmark>.base.pb.gz` and `.new.pb.gz` (instructions), `.time.base.pb.gz` and

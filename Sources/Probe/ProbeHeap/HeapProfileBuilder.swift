@@ -1,7 +1,7 @@
 import CProbe
 import CProbeHeap
 import Foundation
-import Pprof
+import PerfkitPprof
 import Probe
 import ProbeRecords
 import Synchronization

@@ -2,7 +2,7 @@ import CProbe
 import CProbeHeap
 import CProbeHeapInterposer
 import Foundation
-import Pprof
+import PerfkitPprof
 import Probe
 import ProbeRecords
 import Synchronization

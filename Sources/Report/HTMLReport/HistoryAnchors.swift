@@ -1,4 +1,4 @@
-import History
+import PerfkitHistory
 
 /// Anchors of the history page that other pages link to. The run report's anchors are positions
 /// ("b3"), which mean nothing on another page; these are digests of the names, so a run report

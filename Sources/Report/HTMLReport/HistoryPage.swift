@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 /// The history as one self-contained HTML page (`perfkit history report`): the change points as

@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 /// One series over commits: each run a dot at its commit's place along the first-parent history

@@ -1,4 +1,4 @@
-import History
+import PerfkitHistory
 import PostgresHistory
 
 @_spi(Tooling) import PerfkitMain

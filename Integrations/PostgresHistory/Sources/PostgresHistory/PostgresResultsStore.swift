@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-@_spi(Tooling) import History
+@_spi(Tooling) import PerfkitHistory
 
 #if canImport(Glibc)
     import Glibc

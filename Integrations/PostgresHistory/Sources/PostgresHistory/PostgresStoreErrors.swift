@@ -1,4 +1,4 @@
-import History
+import PerfkitHistory
 import NIOCore
 import NIOPosix
 import PostgresNIO

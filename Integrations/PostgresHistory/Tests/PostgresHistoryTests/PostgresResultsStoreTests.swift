@@ -3,7 +3,7 @@ import HistoryStoreContract
 import PostgresNIO
 import Testing
 
-@_spi(Tooling) import History
+@_spi(Tooling) import PerfkitHistory
 @testable import PostgresHistory
 
 /// perfkit's store contract on a real PostgreSQL server, through the store and through real

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Harness
-import History
+import PerfkitHistory
 import PerfReport
 import PerfStatistics
 

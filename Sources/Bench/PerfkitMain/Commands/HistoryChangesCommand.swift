@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 struct HistoryChangesCommand: ParsableCommand {

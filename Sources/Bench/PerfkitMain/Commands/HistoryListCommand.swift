@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import History
+import PerfkitHistory
 
 struct HistoryListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

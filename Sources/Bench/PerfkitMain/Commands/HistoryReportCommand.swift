@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTMLReport
-import History
+import PerfkitHistory
 
 struct HistoryReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import Foundation
 import Harness
-import History
+import PerfkitHistory
 
 /// What the history asks git: the first-parent order of the current repository, a revision's
 /// hash, the branch checked out. Every question returns nil outside a repository or without git,

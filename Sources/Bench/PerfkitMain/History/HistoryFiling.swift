@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 /// Files reports into a store: `history add` and `run --history` share it, so a report is filed

@@ -1,6 +1,6 @@
 import Foundation
 import HTMLReport
-import History
+import PerfkitHistory
 import PerfReport
 
 /// Analyses a store's runs and writes the history page (`history report`, `run --history` with

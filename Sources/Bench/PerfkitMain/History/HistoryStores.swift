@@ -1,5 +1,5 @@
 import ArgumentParser
-import History
+import PerfkitHistory
 
 extension PerfkitMain {
     /// Opens a store named by a URL: its location as the user gave it, and whether to create it

@@ -1,4 +1,4 @@
-import History
+import PerfkitHistory
 
 /// A store's runs and the first-parent order to place them along: what `history changes`,
 /// `history report` and `run --history`'s page read before analysing.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import History
+import PerfkitHistory
 
 /// What to search and how (`--filter`, `--metric`, `--min-shift`, `--machine`): `history changes`
 /// and `history report` share them, so the page shows what the terminal lists.

@@ -1,5 +1,5 @@
 import ArgumentParser
-@_spi(Tooling) import History
+@_spi(Tooling) import PerfkitHistory
 
 /// `--store`: where the history is kept, shared by every `history` command and `run --history`.
 struct HistoryStoreOption: ParsableArguments {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTMLReport
-import History
+import PerfkitHistory
 import PerfReport
 
 /// `--history PATH` (with `--machine`, `--branch`): `run` and `merge` file the report they wrote

@@ -1,7 +1,7 @@
 import CProbe
 import Dispatch
 import Foundation
-import Pprof
+import PerfkitPprof
 import ProbeRecords
 import Synchronization
 

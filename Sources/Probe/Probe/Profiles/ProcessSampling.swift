@@ -1,6 +1,6 @@
 import CProbe
 import Foundation
-import Pprof
+import PerfkitPprof
 import ProbeRecords
 
 /// One wall-mode profile while it is taken: every tick looks at every thread — a running one is

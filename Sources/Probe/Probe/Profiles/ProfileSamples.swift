@@ -1,5 +1,5 @@
 import Foundation
-import Pprof
+import PerfkitPprof
 import ProbeRecords
 
 /// What a whole-process profile adds up while it is taken — each distinct stack of each thread

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import ProbeRecords
-import Pprof
+import PerfkitPprof
 import Synchronization
 
 /// Where finished stall records go: the callback, a JSON-lines file, swift-log and swift-metrics.

@@ -3,7 +3,7 @@ import HistoryStoreContract
 import PerfReport
 import Testing
 
-@testable import History
+@testable import PerfkitHistory
 
 /// The SQLite store on real files: the store contract every store passes, and what only a file has
 /// (its folder created, a file that is not a database).

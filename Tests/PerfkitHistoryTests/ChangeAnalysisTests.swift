@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import History
+@testable import PerfkitHistory
 
 /// Change points over stored runs: series per machine × benchmark × metric along the first-parent
 /// order, reported once each, with what the instructions did.

@@ -1,6 +1,6 @@
 import Testing
 
-@_spi(Tooling) import History
+@_spi(Tooling) import PerfkitHistory
 
 /// A URL's password never reaches a message: every place it can stand in a libpq URL.
 struct StoreLocationTests {

@@ -4,8 +4,8 @@ import Foundation
 import HTMLReport
 import Harness
 import PerfReport
-import Gzip
-import Pprof
+import PerfkitGzip
+import PerfkitPprof
 import ProbeRecords
 
 package struct StallsCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ELFSymbols
 import Foundation
-import PerfkitPlatform
+import PerfkitTools
 
 /// Disassembles functions of an executable (by default the running one) with `llvm-objdump`.
 public final class ExecutableDisassembler {

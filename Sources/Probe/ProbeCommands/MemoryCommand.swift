@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Gzip
+import PerfkitGzip
 import PerfkitMain
-import Pprof
+import PerfkitPprof
 
 package struct MemoryCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import History
+@testable import PerfkitHistory
 
 /// The bisection's logic: the first bad commit in at most ⌈log2(N − 1)⌉ probes besides the ends,
 /// and a stop, not a guess, when a probe is at neither level.

@@ -1,5 +1,5 @@
 import Foundation
-import History
+import PerfkitHistory
 import PerfReport
 
 /// Runs and reports built in code, so the history tests state only what matters to them.

@@ -1,5 +1,5 @@
 import Foundation
-import PerfkitPlatform
+import PerfkitTools
 
 /// What a Swift mangled name says about the function it names: a specialization, an unspecialized
 /// generic entry point, its origin and a readable name. Read with the toolchain's `swift-demangle`
