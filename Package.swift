@@ -218,10 +218,11 @@ let package = Package(
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
         // change points over stored runs.
         .testTarget(
-            name: "PerfkitHistoryTests", dependencies: ["PerfkitHistory", "PerfReport", "HistoryStoreContract"]),
+            name: "PerfkitHistoryTests",
+            dependencies: ["PerfkitHistory", "PerfReport", "PerfStatistics", "HistoryStoreContract"]),
         // What the entry point refuses before parsing: no benchmarks, duplicate ids.
         .testTarget(name: "PerfkitMainTests", dependencies: ["PerfkitMain", "Harness", "ProbeRecords"]),
-        .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "ELFSymbols"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "PerfReport", "PerfStatistics", "ELFSymbols"]),
         .testTarget(
             name: "DispatchBenchTests", dependencies: ["DispatchBench", "Harness", "PerfReport", "PerfMachineCode"]),
         // Compiled-code summaries and comparisons over binaries swiftc builds in the test.
@@ -235,7 +236,8 @@ let package = Package(
         // The regression gate: callgrind parsing, exact-count verdicts, interleaved merging, re-runs.
         .testTarget(name: "HarnessGateTests", dependencies: ["Harness", "HarnessBenchmarks", "PerfReport"]),
         // PngSuite (freely redistributable, licence beside it) is read from disk, not bundled.
-        .testTarget(name: "PixelArtTests", dependencies: ["PixelArt"], exclude: ["Fixtures"]),
+        // PerfStatistics: the package's one seeded generator (SplitMix64) for random images.
+        .testTarget(name: "PixelArtTests", dependencies: ["PixelArt", "PerfStatistics"], exclude: ["Fixtures"]),
         // A program the Probe tests launch (SIGSTOP/SIGCONT, startup phases).
         .executableTarget(
             name: "probe-test-helper", dependencies: ["Probe", "ProbeHeap"], path: "Sources/Probe/probe-test-helper"),

@@ -2,6 +2,7 @@ import PerfReport
 import Testing
 
 @testable import Harness
+import PerfStatistics
 
 @Suite struct SampleStatisticsTests {
     @Test func handComputedValues() {

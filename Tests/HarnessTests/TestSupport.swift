@@ -2,6 +2,7 @@ import Foundation
 import PerfReport
 
 @testable import Harness
+import PerfStatistics
 
 /// Builders for synthetic results and reports, so comparator tests state only what matters.
 enum Synthetic {

@@ -1,6 +1,7 @@
 import Foundation
 import PerfkitHistory
 import PerfReport
+import PerfStatistics
 
 /// Runs and reports built in code, so the history tests state only what matters to them.
 enum HistoryFixtures {
@@ -38,17 +39,10 @@ enum HistoryFixtures {
 
     /// Seeded normal noise around 1 (Box–Muller on SplitMix64): the same values every test run.
     static func noise(count: Int, relativeSpread: Double, seed: UInt64) -> [Double] {
-        var state = seed
-        func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
-            let u1 = max(next(), .leastNonzeroMagnitude)
-            let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * next())
+            let u1 = max(generator.nextUnit(), .leastNonzeroMagnitude)
+            let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * generator.nextUnit())
             return 1 + relativeSpread * z
         }
     }

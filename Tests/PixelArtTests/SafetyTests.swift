@@ -1,6 +1,7 @@
 import Foundation
 import PixelArt
 import Testing
+import PerfStatistics
 
 @Suite("Decoder and writer safety")
 struct SafetyTests {

@@ -1,5 +1,6 @@
 import PixelArt
 import Testing
+import PerfStatistics
 
 @Suite("Nearest-neighbour scaling")
 struct ScalingTests {

@@ -1,4 +1,5 @@
 import PerfReport
+import PerfStatistics
 
 /// Summary statistics of one metric over a benchmark's samples (pure functions, no I/O).
 ///
