@@ -12,37 +12,25 @@ import Synchronization
 /// descriptors exist only while ``takeProfile(_:isCancelled:)`` (or a thread dump) runs. One
 /// profile at a time per profiler: a second concurrent request throws ``ProfileError/Kind/busy``.
 public final class ProcessProfiler: ProfileSource {
+    /// What went wrong, for ``ProfileError``.
+    public enum ProfileErrorKind: Sendable, Equatable {
+        /// `rate` is outside ``ProfileRequest/rates``.
+        case invalidRate
+        /// `duration` is not positive or exceeds ``ProfileRequest/longestDuration``.
+        case invalidDuration
+        /// This profiler is already taking a profile.
+        case busy
+        /// The sampling signal's handler could not be installed.
+        case signalUnavailable
+        /// Every sampling slot is taken (watchdogs and samplers share them).
+        case tooManySamplers
+        /// A flight recorder's `capacityBytes` or `keep` is not positive, or its `leadUp` negative.
+        case invalidConfiguration
+    }
+
     /// Why a profile was refused: a kind to switch on, a one-line message, and the request's
     /// parameter at fault (`rate`, `duration`) where there is one.
-    public struct ProfileError: Error, CustomStringConvertible, Sendable, Equatable {
-        public enum Kind: Sendable, Equatable {
-            /// `rate` is outside ``ProfileRequest/rates``.
-            case invalidRate
-            /// `duration` is not positive or exceeds ``ProfileRequest/longestDuration``.
-            case invalidDuration
-            /// This profiler is already taking a profile.
-            case busy
-            /// The sampling signal's handler could not be installed.
-            case signalUnavailable
-            /// Every sampling slot is taken (watchdogs and samplers share them).
-            case tooManySamplers
-            /// A flight recorder's `capacityBytes` or `keep` is not positive, or its `leadUp` negative.
-            case invalidConfiguration
-        }
-
-        public var kind: Kind
-        public var message: String
-        /// The request's parameter the message is about.
-        public var parameter: String?
-
-        public var description: String { message }
-
-        init(_ kind: Kind, _ message: String, parameter: String? = nil) {
-            self.kind = kind
-            self.message = message
-            self.parameter = parameter
-        }
-    }
+    public typealias ProfileError = ProbeError<ProfileErrorKind>
 
     /// Why a sample of a thread was not taken. Each is counted, written in the profile's comments
     /// (`sample_failures: signal-blocked=3 exited=1`) and stands in its stack as one frame

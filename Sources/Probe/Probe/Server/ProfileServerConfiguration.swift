@@ -40,28 +40,18 @@ public struct ProfileServerConfiguration: Sendable, Equatable {
 }
 
 extension ProfileServer {
+    /// What went wrong, for ``StartError``.
+    public enum StartErrorKind: Sendable, Equatable {
+        /// A setting cannot work (a non-loopback address without the option or a token, a cap
+        /// over 300 s, a bad port or path; the message says which).
+        case invalidConfiguration
+        /// The socket could not be created, bound or listened on (`errorNumber` says why).
+        case socketUnavailable
+        /// The server is running already.
+        case alreadyRunning
+    }
+
     /// Why ``ProfileServer/start()`` refused: a kind to switch on, a one-line message, and the
     /// system's error number where there is one.
-    public struct StartError: Error, CustomStringConvertible, Sendable, Equatable {
-        public enum Kind: Sendable, Equatable {
-            /// A setting cannot work (a non-loopback address without the option or a token, a cap
-            /// over 300 s, a bad port or path; the message says which).
-            case invalidConfiguration
-            /// The socket could not be created, bound or listened on (`errorNumber` says why).
-            case socketUnavailable
-            /// The server is running already.
-            case alreadyRunning
-        }
-
-        public var kind: Kind
-        public var message: String
-        public var errorNumber: Int32?
-        public var description: String { message }
-
-        init(_ kind: Kind, _ message: String, errorNumber: Int32? = nil) {
-            self.kind = kind
-            self.message = message
-            self.errorNumber = errorNumber
-        }
-    }
+    public typealias StartError = ProbeError<StartErrorKind>
 }

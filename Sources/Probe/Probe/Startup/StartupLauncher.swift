@@ -17,28 +17,18 @@ import Foundation
         public var majorPageFaults: Int
     }
 
+    /// What went wrong, for ``LaunchError``.
+    public enum LaunchErrorKind: Sendable, Equatable {
+        case noCommand
+        case notExecutable
+        case notFound
+        case cannotStart
+        case waitFailed
+    }
+
     /// Why a launch did not happen: a kind to switch on, the one-line message naming the program,
     /// and the errno behind it where there is one.
-    public struct LaunchError: Error, CustomStringConvertible, Sendable, Equatable {
-        public enum Kind: Sendable, Equatable {
-            case noCommand
-            case notExecutable
-            case notFound
-            case cannotStart
-            case waitFailed
-        }
-
-        public var kind: Kind
-        public var message: String
-        public var errorNumber: Int32?
-        public var description: String { message }
-
-        init(_ kind: Kind, _ message: String, errorNumber: Int32? = nil) {
-            self.kind = kind
-            self.message = message
-            self.errorNumber = errorNumber
-        }
-    }
+    public typealias LaunchError = ProbeError<LaunchErrorKind>
 
     public var command: [String]
     public var environment: [String: String]
