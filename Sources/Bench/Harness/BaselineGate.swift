@@ -12,7 +12,7 @@ public enum BaselineGate {
     public static let stableMetrics: [Metric] = [.instructions, .allocations]
 
     /// `remedies` finish the notes on skipped benchmarks with what to do about them.
-    public static func compare(
+    package static func compare(
         baseline: Report, current: Report, metrics: [Metric], comparator: Comparator, remedies: Remedies = Remedies()
     ) -> Comparison {
         let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

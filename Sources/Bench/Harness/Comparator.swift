@@ -52,7 +52,7 @@ public struct Comparator: Sendable {
     }
 
     /// Compares wall time per operation.
-    public func compare(baseline: Report, current: Report) -> Comparison {
+    package func compare(baseline: Report, current: Report) -> Comparison {
         compare(baseline: baseline, current: current, metric: .wallTime)
     }
 
@@ -60,7 +60,7 @@ public struct Comparator: Sendable {
     /// sample with the significance test; instructions and allocations per operation are exact
     /// counts and compared directly. A benchmark that lacks the metric on either side is compared
     /// by wall time instead, and its entry says so (``ComparisonEntry/metric`` is then `.wallTime`).
-    public func compare(baseline: Report, current: Report, metric: Metric) -> Comparison {
+    package func compare(baseline: Report, current: Report, metric: Metric) -> Comparison {
         let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ids = Set(baselineByID.keys).union(currentByID.keys).sorted()
@@ -102,7 +102,7 @@ public struct Comparator: Sendable {
     /// Compares one benchmark's samples (wall time per operation in ns, unless `metric` says
     /// otherwise) on its own, without multiple-comparison adjustment (`adjustedPValue` equals
     /// `pValue`). `thresholdPercent` defaults to the comparator's.
-    public func compareSamples(
+    package func compareSamples(
         id: String, baseline: [Double], current: [Double], thresholdPercent: Double? = nil,
         metric: Metric = .wallTime
     ) -> ComparisonEntry {
@@ -122,7 +122,7 @@ public struct Comparator: Sendable {
     /// of m is multiplied by m − i + 1, capped at 1, and made monotone so that a smaller raw
     /// p-value never gets a larger adjusted one. Controls the family-wise error rate at alpha
     /// without assuming independence, and rejects at least as much as plain Bonferroni.
-    public static func holmAdjusted(_ pValues: [Double]) -> [Double] {
+    package static func holmAdjusted(_ pValues: [Double]) -> [Double] {
         let order = pValues.indices.sorted { (pValues[$0], $0) < (pValues[$1], $1) }
         var adjusted = [Double](repeating: 1, count: pValues.count)
         var running = 0.0
