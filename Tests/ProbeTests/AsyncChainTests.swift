@@ -170,8 +170,13 @@ struct AsyncChainTests {
             #expect(ended == Int32(CPROBE_CHAIN_BAD_CONTEXT))
         }
         // Code instead of a context: read (it is readable), its "resume function" is not async code.
+        // Outside the published memory a context is read through process_vm_readv; qemu-user has none,
+        // so there it cannot be read at all and ends the walk as a bad context.
+        let readable = cprobe_read_memory_errno() == 0
         let code = try #require(Symbolicator.readMappings().first { $0.executable && $0.path.hasPrefix("/") })
-        #expect(walk(UInt(code.start)) == 0 && ended == Int32(CPROBE_CHAIN_BAD_RESUME))
+        #expect(
+            walk(UInt(code.start)) == 0
+                && ended == Int32(readable ? CPROBE_CHAIN_BAD_RESUME : CPROBE_CHAIN_BAD_CONTEXT))
         // Heap memory holding garbage: a caller pointing anywhere, a resume function that is not async code.
         let garbage = UnsafeMutablePointer<UInt>.allocate(capacity: 4)
         defer { garbage.deallocate() }
@@ -197,12 +202,16 @@ struct AsyncChainTests {
         let words = fresh.assumingMemoryBound(to: UInt.self)
         words[0] = 0
         words[1] = resume
-        #expect(walk(UInt(bitPattern: fresh)) == 1 && ended == Int32(CPROBE_CHAIN_ROOT) && out[0] == resume)
+        if readable {
+            #expect(walk(UInt(bitPattern: fresh)) == 1 && ended == Int32(CPROBE_CHAIN_ROOT) && out[0] == resume)
+        } else {
+            #expect(walk(UInt(bitPattern: fresh)) == 0 && ended == Int32(CPROBE_CHAIN_BAD_CONTEXT))
+        }
         #expect(cprobe_context_memory_stale() == 1)
         // At least these: the counts are the process's, and other tests' samples may add to them.
         let after = AsyncChains.counts
-        #expect(after.bad_contexts - before.bad_contexts >= 5)
-        #expect(after.bad_resumes - before.bad_resumes >= 1001)
+        #expect(after.bad_contexts - before.bad_contexts >= (readable ? 5 : 6))
+        #expect(after.bad_resumes - before.bad_resumes >= (readable ? 1001 : 1000))
     }
 
     /// The memory table is refreshed whenever the heap grew (at most once a second in a service):
