@@ -19,7 +19,7 @@ import urllib.request
 
 from idle_cost import WARM_UP, cpu_by_thread, cpu_seconds_between
 from integration_test import free_port
-from overhead import PINNED, bootstrap_interval, requests_per_second
+from overhead import PINNED, loss_line, requests_per_second
 from service import Service, check
 
 ROUTE = "/orders?n=100"
@@ -60,11 +60,8 @@ def throughput(rounds, seconds, connections=32):
         ratios.append(measured["on"] / measured["off"])
         print(f"round {index + 1:2}: sampler off {measured['off']:8.0f} req/s, on {measured['on']:8.0f} req/s, "
               f"on/off {ratios[-1]:.4f}", flush=True)
-    low, high = bootstrap_interval(ratios)
-    mean = statistics.fmean(ratios)
     print(f"\n{ROUTE}, wrk -t1 -c{connections}, {rounds} rounds of {seconds} s each way (ABBA in one process):")
-    print(f"  on/off: mean {mean:.4f}, 95% interval [{low:.4f}, {high:.4f}] -> loss {1 - mean:+.2%} "
-          f"[{1 - high:+.2%}, {1 - low:+.2%}]\n", flush=True)
+    print(loss_line("on/off", ratios) + "\n", flush=True)
 
 
 def idle(rounds, seconds):

@@ -48,6 +48,15 @@ def bootstrap_interval(values, draws=10_000, seed=1):
     return means[int(0.025 * draws)], means[int(0.975 * draws) - 1]
 
 
+def loss_line(label, ratios):
+    """"  LABEL: mean …, 95% interval […] -> loss …": the mean ratio of rounds, its bootstrap interval,
+    and the loss they give (1 - ratio)."""
+    low, high = bootstrap_interval(ratios)
+    mean = statistics.fmean(ratios)
+    return (f"  {label}: mean {mean:.4f}, 95% interval [{low:.4f}, {high:.4f}] -> loss {1 - mean:+.2%} "
+            f"[{1 - high:+.2%}, {1 - low:+.2%}]")
+
+
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 5

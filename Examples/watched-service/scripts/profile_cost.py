@@ -7,13 +7,12 @@ overhead.py). The loss is 1 - the mean ratio, with a 95% bootstrap interval over
 Usage: profile_cost.py [ROUNDS] [SECONDS] [RATE]   (defaults 10 rounds of 5 s each way, 100 Hz; wrk)"""
 
 import sys
-import statistics
 import tempfile
 import threading
 import urllib.request
 
 from integration_test import free_port
-from overhead import PINNED, bootstrap_interval, requests_per_second
+from overhead import PINNED, loss_line, requests_per_second
 from service import Service, check
 
 
@@ -53,11 +52,8 @@ def main():
         ratios.append(measured["on"] / measured["off"])
         print(f"round {index + 1:2}: no profile {measured['off']:9.0f} req/s, profiling {measured['on']:9.0f} req/s, "
               f"ratio {ratios[-1]:.4f}", flush=True)
-    low, high = bootstrap_interval(ratios)
-    mean = statistics.fmean(ratios)
     print(f"\n/fast, wrk -t1 -c{connections}, {rounds} rounds of {seconds} s each way, a cpu profile at {rate} Hz:")
-    print(f"  profiling/none: mean {mean:.4f}, 95% interval [{low:.4f}, {high:.4f}] -> loss {1 - mean:+.2%} "
-          f"[{1 - high:+.2%}, {1 - low:+.2%}]")
+    print(loss_line("profiling/none", ratios))
 
 
 if __name__ == "__main__":
