@@ -43,8 +43,8 @@ static inline __attribute__((always_inline)) void count(void *address, size_t si
     if (__builtin_expect((countdown -= (int64_t)size) < 0, 0)) countdown = cprobe_heap_sampled(address, size);
 }
 
-// musttail: otherwise clang calls glibc once for both branches and tests afterwards, so that the
-// path off is no tail call.
+// musttail: otherwise clang calls glibc once for both branches and tests the flag afterwards, and
+// the path while stopped is no longer a tail call.
 void *cprobe_heap_malloc(size_t size) {
     if (!SAMPLING()) __attribute__((musttail)) return __libc_malloc(size);
     void *address = __libc_malloc(size);
