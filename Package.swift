@@ -57,9 +57,10 @@ let package = Package(
         .target(name: "PerfReport", dependencies: ["ProbeRecords"], path: "Sources/Report/PerfReport"),
         // Clock, rusage and perf_event_open access that Swift cannot express directly.
         .target(name: "CHarness", path: "Sources/Bench/CHarness"),
-        // The tests of difference the gate and the history share (Mann-Whitney U, Student's t, change
-        // points): a target of their own, so that History and the HTML report link no runner.
-        .target(name: "PerfStatistics", path: "Sources/Bench/PerfStatistics"),
+        // perfkit's statistics, one home: the tests of difference the gate and the history share
+        // (Mann-Whitney U, Student's t, change points), sample summaries, bootstrap, binomial,
+        // quantile and signed-rank intervals; a target of its own, so that History links no runner.
+        .target(name: "PerfStatistics", dependencies: ["PerfReport"], path: "Sources/Bench/PerfStatistics"),
         // Declaring, measuring, analysing and comparing benchmarks.
         .target(
             name: "Harness",
@@ -214,7 +215,7 @@ let package = Package(
         // Atomic writes and the stall record's JSON, pinned byte for byte (stall files, the report's stalls).
         .testTarget(name: "ProbeRecordsTests", dependencies: ["ProbeRecords"]),
         // Mann-Whitney U, Student's t and change points against reference values (scipy, seeded noise).
-        .testTarget(name: "PerfStatisticsTests", dependencies: ["PerfStatistics"]),
+        .testTarget(name: "PerfStatisticsTests", dependencies: ["PerfStatistics", "PerfReport"]),
         // The results store on real SQLite files (the store contract and SQLite's own checks), and
         // change points over stored runs.
         .testTarget(

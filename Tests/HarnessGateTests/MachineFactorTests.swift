@@ -67,7 +67,7 @@ import Testing
                 continue
             }
             #expect(factors.baseline.count == host.baseline.count && factors.current.count == host.current.count)
-            #expect(bound == ProcessLevels.factorBoundPercent)
+            #expect(bound == ProcessFactors.factorBoundPercent)
             #expect(entry.explanation.contains("levels relative to the machine's factor in each process"))
 
             let unchanged = gate.decide(baseline: baseline, current: Self.report(machine: host.current, draw: 2))
@@ -124,7 +124,7 @@ import Testing
         let current = Self.report(machine: [1.0, 1.3, 1.0, 1.3], ratios: [regressed: 1.1], draw: 1)
         var measured: [String] = []
         let decision = gate.decide(baseline: baseline, current: current) { suspects in
-            measured = suspects + ProcessLevels.companions(of: suspects, among: Self.ids)
+            measured = suspects + ProcessFactors.companions(of: suspects, among: Self.ids)
             var again = Self.report(machine: [1.3], ratios: [regressed: 1.1], draw: 4)
             again.benchmarks = again.benchmarks.filter { measured.contains($0.id) }
             return RegressionGate.Remeasured(baseline: baseline, current: again)
@@ -139,7 +139,7 @@ import Testing
         }
         #expect(abs((first ?? 0) - 1.1) < 0.03)
         #expect(entry.explanation.hasPrefix("confirmed by a re-run: "))
-        #expect(ProcessLevels.companions(of: ["a"], among: ["a", "b", "c"]) == [])
+        #expect(ProcessFactors.companions(of: ["a"], among: ["a", "b", "c"]) == [])
     }
 
     @Test func aFactorBeyondTheBoundIsNamedWithTheFactor() throws {

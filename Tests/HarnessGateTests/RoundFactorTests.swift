@@ -71,8 +71,8 @@ import Testing
 
     @Test func everyBenchmarkSlowerInTwoRoundsNamesThemAndKeepsTheVerdicts() throws {
         let moved = Self.report(processes: 3, draw: 1, machine: Self.slowThirdAndFourth)
-        let factors = try #require(RoundLevels.factors(moved))
-        #expect(factors.boundPercent == ProcessLevels.factorBoundPercent)
+        let factors = try #require(RoundFactorModel.factors(moved))
+        #expect(factors.boundPercent == ProcessFactors.factorBoundPercent)
         #expect(factors.jumps.map(\.round) == [2, 3, 2, 3, 2, 3])
         #expect(factors.jumps.map(\.process) == [0, 0, 1, 1, 2, 2])
         #expect(factors.jumps.allSatisfy { abs($0.factor - 1.3) < 0.01 })
@@ -86,7 +86,7 @@ import Testing
         let regressed = Self.ids[3]
         let moved = Self.report(
             processes: 3, ratios: [regressed: 1.1], draw: 1, machine: Self.slowThirdAndFourth)
-        #expect(RoundLevels.factors(moved)?.jumps.map(\.round) == [2, 3, 2, 3, 2, 3])
+        #expect(RoundFactorModel.factors(moved)?.jumps.map(\.round) == [2, 3, 2, 3, 2, 3])
         let decision = gate.decide(baseline: Self.report(processes: 10, draw: 0), current: moved)
         let flagged = decision.comparison.entries.filter { $0.verdict == .regressed || $0.verdict == .improved }
         #expect(flagged.map(\.id) == [regressed])
@@ -105,10 +105,10 @@ import Testing
         }
         let moved = Self.report(processes: 3, draw: 1, machine: neighbour)
         let steady = Self.report(processes: 3, draw: 1)
-        let movedLevels = ProcessLevels.levels(moved, metric: .wallTime)
-        let steadyLevels = ProcessLevels.levels(steady, metric: .wallTime)
+        let movedLevels = ProcessFactors.levels(moved, metric: .wallTime)
+        let steadyLevels = ProcessFactors.levels(steady, metric: .wallTime)
         let first = moved.benchmarks[0]
-        let raw = ProcessLevels.medianByProcess(
+        let raw = ProcessFactors.medianByProcess(
             first.wallNanosecondsPerOperation, processes: first.samples.map { $0.process! })
         #expect(raw.keys.allSatisfy { abs(raw[$0]! / steadyLevels[first.id]![$0]! - 1.3) < 0.015 })
         for id in [first.id, Self.ids[7]] {
@@ -124,12 +124,12 @@ import Testing
         let moved = Self.report(processes: 1, draw: 1) { _, round, benchmark in
             benchmark == 5 && (round == 2 || round == 3) ? 1.3 : 1
         }
-        let factors = try #require(RoundLevels.factors(moved))
+        let factors = try #require(RoundFactorModel.factors(moved))
         #expect(factors.jumps.isEmpty)
         #expect(factors.processes.map(\.process) == [0])
-        let levels = RoundLevels(moved, metric: .wallTime)
+        let levels = RoundFactorModel(moved, metric: .wallTime)
         for round in 0..<Self.rounds {
-            #expect(levels.factor(of: Self.ids[5], in: RoundLevels.Cell(process: 0, round: round)) == 1)
+            #expect(levels.factor(of: Self.ids[5], in: RoundFactorModel.Cell(process: 0, round: round)) == 1)
         }
     }
 
@@ -149,12 +149,12 @@ import Testing
             }
             report.benchmarks.append(result)
         }
-        let levels = RoundLevels(report, metric: .wallTime)
-        let first = RoundLevels.Cell(process: 0, round: 0)
+        let levels = RoundFactorModel(report, metric: .wallTime)
+        let first = RoundFactorModel.Cell(process: 0, round: 0)
         #expect(levels.ratios[first]?.keys.contains("S/once/a") == false)
         #expect(abs((levels.factor(of: "S/once/a", in: first) ?? 0) - 1.3) < 0.01)
-        #expect(RoundLevels.factors(report)?.jumps.map(\.round) == [0])
-        let once = try #require(ProcessLevels.levels(report, metric: .wallTime)["S/once/a"]?[0])
+        #expect(RoundFactorModel.factors(report)?.jumps.map(\.round) == [0])
+        let once = try #require(ProcessFactors.levels(report, metric: .wallTime)["S/once/a"]?[0])
         #expect(abs(once - 130 / levels.factor(of: "S/once/a", in: first)!) < 1e-9)
     }
 
@@ -168,14 +168,14 @@ import Testing
         }
         var moved = keep(Self.report(processes: 3, draw: 1, machine: Self.slowThirdAndFourth))
         let first = moved.benchmarks[0]
-        let levels = try #require(ProcessLevels.levels(moved, metric: .wallTime)[first.id])
-        let raw = ProcessLevels.medianByProcess(
+        let levels = try #require(ProcessFactors.levels(moved, metric: .wallTime)[first.id])
+        let raw = ProcessFactors.medianByProcess(
             first.wallNanosecondsPerOperation, processes: first.samples.map { $0.process! })
         #expect(levels == raw)
 
-        let factors = try #require(RoundLevels.factors(moved))
+        let factors = try #require(RoundFactorModel.factors(moved))
         #expect(factors.isUnknowable)
-        #expect(factors.minimumBenchmarks == ProcessLevels.minimumOthers + 1)
+        #expect(factors.minimumBenchmarks == ProcessFactors.minimumOthers + 1)
         moved.roundFactors = factors
         #expect(Findings(moved).roundsUnknowable == nil)
         moved.comparison = gate.decide(baseline: keep(Self.report(processes: 10, draw: 0)), current: moved).comparison
@@ -193,7 +193,7 @@ import Testing
                 moved.benchmarks[index].samples[sample].process = nil
             }
         }
-        moved.roundFactors = RoundLevels.factors(moved)
+        moved.roundFactors = RoundFactorModel.factors(moved)
         let findings = Findings(moved)
         #expect(findings.roundJumps.map(\.round) == [2, 3])
         #expect(findings.roundJumps.allSatisfy { $0.process == nil })
@@ -205,7 +205,7 @@ import Testing
                 "the machine moved within a process (a neighbour came or went): "
                     + "round 3 ×\(factors[0]), round 4 ×\(factors[1]), beyond ±15.0%"))
         let tagged = Self.report(processes: 2, draw: 1) { process, round, _ in process == 1 && round == 4 ? 0.8 : 1 }
-        let jumps = try #require(RoundLevels.factors(tagged)).jumps
+        let jumps = try #require(RoundFactorModel.factors(tagged)).jumps
         #expect(jumps.map(\.process) == [1] && jumps.map(\.round) == [4])
         #expect(
             ComparisonWording.roundJumps(jumps, boundPercent: 15)

@@ -24,7 +24,7 @@ import Testing
 
     @Test func roundFactorsRoundTripAndValidateAgainstTheSchema() throws {
         var report = Self.report(machine: [1, 1, 1.4])
-        let factors = try #require(RoundLevels.factors(report))
+        let factors = try #require(RoundFactorModel.factors(report))
         #expect(factors.processes.count == 1 && factors.processes[0].process == nil)
         #expect(factors.processes[0].factors.count == 3)
         #expect(factors.jumps.map(\.round) == [2])
@@ -47,22 +47,22 @@ import Testing
         #expect(try ReportCoding.decode(data, path: "old.json").roundFactors == nil)
         // One round everywhere: nothing to say.
         var one = Self.report(machine: [1])
-        #expect(RoundLevels.factors(one) == nil)
+        #expect(RoundFactorModel.factors(one) == nil)
         one.benchmarks[0].samples[0].round = nil
-        #expect(RoundLevels.cells(of: one.benchmarks[0]) == nil)
+        #expect(RoundFactorModel.cells(of: one.benchmarks[0]) == nil)
     }
 
     /// Reports of two executables: the second's rounds follow the first's, so that no round's
     /// factor mixes benchmarks that were not measured side by side.
     @Test func aUnionNumbersEachReportsRoundsAfterThePrevious() throws {
         var first = Self.report(machine: [1, 1, 1.4])
-        first.roundFactors = RoundLevels.factors(first)
+        first.roundFactors = RoundFactorModel.factors(first)
         let second = Self.report(prefix: "t/g/")
         let union = try #require(try ReportUnion.union([first, second]))
         #expect(union.roundFactors == nil)
         #expect(Set(union.benchmarks[0].samples.compactMap(\.round)) == [0, 1, 2])
         #expect(Set(union.benchmarks[4].samples.compactMap(\.round)) == [3, 4, 5])
-        let factors = try #require(RoundLevels.factors(union))
+        let factors = try #require(RoundFactorModel.factors(union))
         #expect(factors.jumps.map(\.round) == [2])
     }
 }

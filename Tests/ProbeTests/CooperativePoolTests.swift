@@ -70,6 +70,19 @@ struct CooperativePoolTests {
         #expect(stall.sampleCount == threads.reduce(0) { $0 + $1.sampleCount })
     }
 
+    /// A starvation only a little longer than the threshold is one `starved` record, not a long
+    /// job per thread: it is timed from when the last pool thread became busy, not from the
+    /// watchdog's ping, which goes out at its first look after that (half the threshold later when
+    /// idle, later still on a loaded machine). Before: two `blocked` records of ~150 ms each.
+    @Test func aShortStarvationIsOneStarvationTimedFromWhenThePoolFilled() throws {
+        let (output, stalls) = try runHelper("starve-pool", "150")
+        #expect(output.contains("blocked="), "\(output)")
+        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.durationNanoseconds) })")
+        #expect(stalls[0].classification == .starved)
+        #expect(stalls[0].durationNanoseconds >= 140e6, "\(stalls[0].durationNanoseconds)")
+        #expect(Set(stalls[0].threads?.map(\.threadID) ?? []).count == ProcessInfo.processInfo.activeProcessorCount)
+    }
+
     /// One job holding its pool thread while the rest of the pool is free — what a plain `async`
     /// request handler that blocks does — is one stall of that thread, its function on top: a
     /// sleep is `blocked` in `clock_nanosleep`, a busy loop `cpu-bound`. No Probe frame or thread

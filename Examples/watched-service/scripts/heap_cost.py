@@ -18,9 +18,8 @@ import time
 import urllib.request
 
 from idle_cost import WARM_UP, cpu_by_thread, cpu_seconds_between
-from integration_test import free_port
 from overhead import PINNED, loss_line, requests_per_second
-from service import Service, check
+from service import Service, check, free_port
 
 ROUTE = "/orders?n=100"
 

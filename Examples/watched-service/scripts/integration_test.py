@@ -9,7 +9,6 @@ Usage: integration_test.py [WORKDIR]   (the service must be built: swift build -
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 
-from service import Failure, Service, check, fail, loop_of, symbols
+from service import Failure, Service, check, fail, free_port, loop_of, symbols
 
 THRESHOLD_MS = 100
 STALL_MS = 600
@@ -67,12 +66,6 @@ def process_cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def flight_recorder(service, port, workdir):

@@ -17,7 +17,6 @@ Usage: metrics_check.py [WORKDIR] [--prometheus SECONDS]   (build first: swift b
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from service import Service, check, fail
+from service import Service, check, fail, free_port
 
 THRESHOLD_MS = 100
 STALL_MS = 300
@@ -61,12 +60,6 @@ def promtool_check(service):
           f"promtool exited {result.returncode} with {lines}")
     print(f"ok: promtool check metrics: no format error; {len(lines)} families without help text "
           f"(swift-metrics carries none): {', '.join(sorted(l.split(' ')[0] for l in lines))}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def query(port, promql):

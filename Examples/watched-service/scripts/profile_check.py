@@ -18,8 +18,8 @@ import threading
 import time
 import urllib.request
 
-from integration_test import free_port, process_cpu_seconds
-from service import Failure, Service, check, fail
+from integration_test import process_cpu_seconds
+from service import Failure, Service, check, fail, free_port
 
 SECONDS = 10
 TOP = 5

@@ -11,9 +11,8 @@ import tempfile
 import threading
 import urllib.request
 
-from integration_test import free_port
 from overhead import PINNED, loss_line, requests_per_second
-from service import Service, check
+from service import Service, check, free_port
 
 
 def main():

@@ -5,6 +5,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +24,13 @@ class Failure(Exception):
 def check(condition, message):
     if not condition:
         raise Failure(message)
+
+
+def free_port():
+    """A TCP port on loopback nobody listens on now (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Service:
@@ -157,6 +165,18 @@ class Service:
         except OSError:
             pass
         return values
+
+    def descriptors(self):
+        """How many file descriptors the service holds now (/proc/PID/fd)."""
+        return len(os.listdir(f"/proc/{self.process.pid}/fd"))
+
+    def timers(self):
+        """How many POSIX timers the service holds now (/proc/PID/timers; None where the kernel has no such file)."""
+        path = f"/proc/{self.process.pid}/timers"
+        if not os.path.exists(path):
+            return None
+        with open(path) as file:
+            return sum(1 for line in file if line.startswith("ID:"))
 
     def terminate(self, timeout=10):
         """SIGTERM; (exit status, seconds until exit)."""

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Soak: the service for MINUTES minutes with a stall every second on a random loop (a mix of
-/block, /sleep, /starve and /handler-sleep, 150-400 ms each) while /fast traffic goes on. Passes
+/block, /sleep, /starve and /handler-sleep, 150-400 ms each, 170-400 under --wrk) while /fast traffic goes on. Passes
 when the service never crashes, every stall is recorded exactly once with its watchdog and class,
-no record names a Probe thread or frame, /fast never fails, and its resident memory (VmRSS) grows by at most 1 MB after the first minute.
+no record names a Probe thread or frame, /fast never fails, and its resident memory (VmRSS) grows by at most 1 MB after the
+warm-up: the first minute, or the first 5 minutes under wrk, whose load grows the server's own memory (NIO's buffers, malloc's
+arenas) for minutes — 47.9 to 60.5 MB in the first 5 of a 30-minute soak, then flat (2026-11-29).
 
 Memory is sampled from /proc/PID/status every 5 stalls (VmRSS = RssAnon + RssFile + RssShmem) and
 from /proc/PID/smaps_rollup at every minute; each series is printed per minute and every sample is
@@ -13,23 +15,46 @@ the process has touched (its code, and the unwind tables libunwind reads when sa
 as new parts of those files are read, are shared with the page cache and can be dropped and read
 again under memory pressure. Both are printed.
 
-Usage: soak.py [MINUTES] [WORKDIR] [--no-probe]   (default 10 minutes; the service must be built)
+All of Probe is on: the watchdogs, the flight recorder, the memory watch and the profile server
+(asked for a goroutine dump and a 1 s cpu profile every minute). Descriptors (/proc/PID/fd) and
+POSIX timers (/proc/PID/timers) are counted with the memory; in a soak of 10 minutes or more, the
+most of each in the last 5 minutes may not exceed the most in the first 5 (RSS: the 1 MB limit).
+
+Usage: soak.py [MINUTES] [WORKDIR] [--no-probe] [--wrk] [--heap]   (default 10 minutes; the service must be built)
 --no-probe runs the same traffic against the service without Probe (stall records not checked):
-the server's own memory growth, to set Probe's apart from it."""
+the server's own memory growth, to set Probe's apart from it. --wrk: the /fast traffic comes from
+`wrk -t1 -c8` (as fast as it goes) instead of two clients pacing at 5 ms, and the shortest stall is
+170 ms: with every CPU busy the watchdog's looks wake late, and a loop's stall is timed from the look
+that finds it (docs/probe-in-a-server.md, "Soak"). --heap: the service samples its allocations
+(ProbeHeap) and the soak keeps /debug/pprof/heap at the end of the warm-up and at the end
+(WORKDIR/heap-warm.pb.gz, heap-end.pb.gz: `go tool pprof -top -diff_base heap-warm.pb.gz heap-end.pb.gz`
+says what the memory grown since is held by)."""
 
 import csv
 import os
 import random
+import re
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 
-from service import Failure, Service, check, fail
+from service import Failure, Service, check, fail, free_port
 
 GROWTH_LIMIT_KIB = 1024
+WARM_UP = {False: 60, True: 300}  # seconds after which growth counts, without and with --wrk
+# The shortest stall made, without and with --wrk: 1.5x the threshold is caught by half-threshold
+# looks on a machine with a free CPU; under wrk 4 of 64 loop stalls of 150-164 ms were missed (looks
+# woke up to 12 ms late), none of 44 of 165-179 ms or any longer (2026-11-29, 30 minutes).
+SHORTEST_STALL_MS = {False: 150, True: 170}
 LIMITED = "rss"  # the /proc/PID/status figure the limit applies to (see the docstring)
-STATUS_FIGURES = [("rss", "RSS"), ("anon", "RssAnon"), ("file", "RssFile"), ("shmem", "RssShmem")]
+STATUS_FIGURES = [("rss", "RSS"), ("anon", "RssAnon"), ("file", "RssFile"), ("shmem", "RssShmem"),
+                  ("fds", "descriptors"), ("timers", "POSIX timers")]
+FLAT_WINDOW = 300  # seconds: the first and the last 5 minutes are compared for descriptors and timers
 ROLLUP_FIELDS = ["Rss", "Anonymous", "Private_Dirty", "Private_Clean", "Shared_Clean", "Pss_Anon", "Pss_File"]
 
 
@@ -47,18 +72,58 @@ def fast_traffic(service, stop, counts):
     connection.close()
 
 
+def wrk_traffic(service, seconds):
+    """wrk on /fast for SECONDS; its output is parsed when it ends (wrk_failures)."""
+    return subprocess.Popen(["wrk", "-t1", "-c8", f"-d{int(seconds)}s", "--timeout", "5s",
+                             f"http://127.0.0.1:{service.port}/fast"], stdout=subprocess.PIPE, text=True)
+
+
+def wrk_failures(output):
+    """(requests, failed) from wrk's report: non-2xx answers plus socket errors of any kind."""
+    requests = re.search(r"(\d+) requests in", output)
+    check(requests, f"wrk printed no request count:\n{output}")
+    failed = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", output))
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    failed += sum(int(n) for n in errors.groups()) if errors else 0
+    return int(requests.group(1)), failed
+
+
+def ask_profile_server(port):
+    """A goroutine dump and a 1 s cpu profile from the profile server: both must answer 200."""
+    for path in ("/debug/pprof/goroutine?debug=2", "/debug/pprof/profile?seconds=1"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+            check(answer.status == 200, f"profile server: {path} answered {answer.status}")
+            answer.read()
+
+
+def save_heap_profile(port, path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/debug/pprof/heap", timeout=30) as answer:
+        check(answer.status == 200, f"profile server: /debug/pprof/heap answered {answer.status}")
+        with open(path, "wb") as file:
+            file.write(answer.read())
+    print(f"heap profile: {path}", flush=True)
+
+
 def main():
-    arguments = [argument for argument in sys.argv[1:] if argument != "--no-probe"]
+    flags = {"--no-probe", "--wrk", "--heap"}
+    arguments = [argument for argument in sys.argv[1:] if argument not in flags]
     probe = "--no-probe" not in sys.argv[1:]
+    use_wrk = "--wrk" in sys.argv[1:]
+    heap = "--heap" in sys.argv[1:] and probe
+    shortest = SHORTEST_STALL_MS[use_wrk]
+    if use_wrk and not shutil.which("wrk"):
+        fail("wrk not found: apt-get install wrk")
     minutes = float(arguments[0]) if len(arguments) > 0 else 10
     workdir = arguments[1] if len(arguments) > 1 else tempfile.mkdtemp(prefix="soak-")
     generator = random.Random(2026)
-    service = Service(workdir, threshold_ms=100, probe=probe)
+    service = Service(workdir, threshold_ms=100, probe=probe, profile_port=free_port() if probe else None,
+                      heap_profile=heap)
     stop = threading.Event()
     counts = {"ok": 0, "failed": 0}
-    clients = [threading.Thread(target=fast_traffic, args=(service, stop, counts)) for _ in range(2)]
+    clients = [] if use_wrk else [threading.Thread(target=fast_traffic, args=(service, stop, counts)) for _ in range(2)]
     for client in clients:
         client.start()
+    wrk = wrk_traffic(service, minutes * 60 + 30) if use_wrk else None
     made, made_at, memory, per_minute = [], [], [], []  # memory: (seconds, {figure: KiB})
     mappings = {}  # RSS per mapping (Service.rss_by_mapping_kib) at minute 1 and at the end
     reported = False
@@ -68,7 +133,7 @@ def main():
             tick = time.monotonic()
             check(service.process.poll() is None, f"the service died (exit {service.process.returncode})")
             kind = generator.choice(["block", "sleep", "starve", "handler-sleep"])
-            ms = generator.randint(150, 400)
+            ms = generator.randint(shortest, 400)
             loop = generator.randrange(2)
             on_pool = kind in ("starve", "handler-sleep")
             path = f"/{kind}?ms={ms}" + ("" if on_pool else f"&loop={loop}")
@@ -77,20 +142,34 @@ def main():
             made.append((kind, "cooperative-pool" if on_pool else f"event-loop-{loop}", ms))
             made_at.append(tick - started)
             if len(made) % 5 == 0:
-                memory.append((time.monotonic() - started, service.memory_kib()))
+                figures = service.memory_kib()
+                figures["fds"], figures["timers"] = service.descriptors(), service.timers()
+                memory.append((time.monotonic() - started, figures))
             if len(made) % 60 == 0:
+                if probe:
+                    ask_profile_server(service.profile_port)
+                warm = os.path.join(workdir, "heap-warm.pb.gz")
+                if heap and time.monotonic() - started >= WARM_UP[use_wrk] - 30 and not os.path.exists(warm):
+                    save_heap_profile(service.profile_port, warm)
                 per_minute.append((memory[-1][1], service.smaps_rollup_kib()))
                 mappings.setdefault("minute 1", service.rss_by_mapping_kib())
                 now = memory[-1][1]
                 print(f"{(time.monotonic() - started) / 60:4.1f} min: {len(made)} stalls made, "
                       f"{len(service.stalls())} recorded, /fast ok {counts['ok']} failed {counts['failed']}, "
                       f"RSS {now.get('rss')} = anon {now.get('anon')} + file {now.get('file')} "
-                      f"+ shmem {now.get('shmem')} KiB", flush=True)
+                      f"+ shmem {now.get('shmem')} KiB, {now.get('fds')} descriptors, {now.get('timers')} timers",
+                      flush=True)
             time.sleep(max(0.0, 1.0 - (time.monotonic() - tick)))
         stop.set()
         for client in clients:
             client.join()
+        if wrk:
+            wrk.send_signal(signal.SIGINT)  # wrk stops early and still prints its report
+            counts["ok"], counts["failed"] = wrk_failures(wrk.communicate(timeout=30)[0])
+        dropped = sum(service.metric("probe_stall_records_dropped_total").values()) if probe else 0
         mappings["end"] = service.rss_by_mapping_kib()
+        if heap:
+            save_heap_profile(service.profile_port, os.path.join(workdir, "heap-end.pb.gz"))
         time.sleep(0.5)
         status, seconds = service.terminate()
         check(status == 0, f"the service exited with {status} on SIGTERM")
@@ -116,24 +195,30 @@ def main():
         check(not mismatches, f"{len(mismatches)} stalls recorded differently: {mismatches[:5]}")
         check(not blamed, f"{len(blamed)} records name a Probe thread or frame: {blamed[:5]}")
         check(counts["failed"] == 0, f"{counts['failed']} /fast requests failed")
-        growth = report_memory(memory, per_minute, workdir)
+        check(dropped == 0, f"probe_stall_records_dropped_total is {dropped:g}")
+        warm_up = WARM_UP[use_wrk]
+        growth = report_memory(memory, per_minute, workdir, warm_up)
+        flat = report_flat(memory)
         report_mappings(mappings)
         reported = True
         if probe:
             report_late_modules(recorded, made_at)
         check(LIMITED in growth, "the soak was shorter than a minute: no memory to compare")
         check(growth[LIMITED] <= GROWTH_LIMIT_KIB,
-              f"{dict(STATUS_FIGURES)[LIMITED]} grew by {growth[LIMITED]} KiB after the first minute")
+              f"{dict(STATUS_FIGURES)[LIMITED]} grew by {growth[LIMITED]} KiB after the first {warm_up // 60} minute(s)")
         kinds = {kind: sum(1 for made_kind, _, _ in made if made_kind == kind) for kind in expected_class}
         recorded_text = "made and recorded once each" if probe else "made (not recorded: no Probe)"
         print(f"soak passed{'' if probe else ' (without Probe)'}: {minutes:g} min, {len(made)} stalls {recorded_text} ({kinds}), "
-              f"/fast ok {counts['ok']} failed 0, RSS grew by {growth['rss']} KiB after the first minute "
+              f"/fast ok {counts['ok']} failed 0{' (wrk)' if use_wrk else ''}, {flat}, "
+              f"RSS grew by {growth['rss']} KiB after the first {warm_up // 60} minute(s) "
               f"(RssAnon {growth['anon']}, RssFile {growth['file']}), SIGTERM exit 0 in {seconds:.2f} s")
     except Failure as failure:
         stop.set()
+        if wrk and wrk.poll() is None:
+            wrk.kill()
         service.kill()
         if memory and not reported:
-            report_memory(memory, per_minute, workdir)
+            report_memory(memory, per_minute, workdir, WARM_UP[use_wrk])
         fail(str(failure))
 
 
@@ -189,9 +274,30 @@ def report_mappings(mappings):
         print(f"  {kib:+6d} KiB  {os.path.basename(path) or path} {permissions}  ({first.get(key, 0)} -> {last.get(key, 0)})")
 
 
-def report_memory(memory, per_minute, workdir):
-    """Prints each figure at every minute and its growth after the first minute (the largest
-    sample from minute 1 on minus the sample at minute 1); writes every sample to memory.csv.
+def report_flat(memory):
+    """Descriptors and timers, first 5 minutes against the last 5: the most of each in the last
+    window may not exceed the most in the first (checked when the soak lasted 10 minutes or more).
+    Returns a line for the summary."""
+    end = memory[-1][0] if memory else 0
+    first = [figures for at, figures in memory if at < FLAT_WINDOW]
+    last = [figures for at, figures in memory if at >= end - FLAT_WINDOW]
+    parts = []
+    for key, name in [("fds", "descriptors"), ("timers", "timers"), ("rss", "RSS KiB")]:
+        values = lambda window: [figures[key] for figures in window if figures.get(key) is not None]
+        if not values(first) or not values(last):
+            parts.append(f"{name} not counted")
+            continue
+        most_first, most_last = max(values(first)), max(values(last))
+        parts.append(f"{name} {most_first} -> {most_last} (most, first vs last 5 min)")
+        if end >= 2 * FLAT_WINDOW and key != "rss":  # RSS has its own limit (GROWTH_LIMIT_KIB)
+            check(most_last <= most_first, f"{name}: at most {most_first} in the first 5 minutes, {most_last} in the last")
+    print("flat: " + "; ".join(parts))
+    return "; ".join(parts)
+
+
+def report_memory(memory, per_minute, workdir, warm_up):
+    """Prints each figure at every minute and its growth after the warm-up (WARM_UP seconds; the largest
+    sample from then on minus the first sample then); writes every sample to memory.csv.
     Returns {figure: growth in KiB}."""
     path = os.path.join(workdir, "memory.csv")
     with open(path, "w", newline="") as file:
@@ -201,14 +307,15 @@ def report_memory(memory, per_minute, workdir):
             writer.writerow([f"{at:.1f}"] + [kib.get(key, "") for key, _ in STATUS_FIGURES])
     print(f"memory samples (KiB, every 5 stalls): {path}")
     growth = {}
-    after_first_minute = [kib for at, kib in memory if at >= 60]
+    after_warm_up = [kib for at, kib in memory if at >= warm_up]
     for key, name in STATUS_FIGURES:
         minutes = " · ".join(str(status.get(key, "?")) for status, _ in per_minute)
-        line = f"{name:>9} (KiB) at minutes 1-{len(per_minute)}: {minutes}"
-        values = [kib[key] for kib in after_first_minute if key in kib]
+        unit = "" if key in ("fds", "timers") else " (KiB)"
+        line = f"{name:>9}{unit} at minutes 1-{len(per_minute)}: {minutes}"
+        values = [kib[key] for kib in after_warm_up if key in kib]
         if values:
             growth[key] = max(values) - values[0]
-            line += f"; growth after the first minute {growth[key]:+d}"
+            line += f"; growth after the first {warm_up // 60} minute(s) {growth[key]:+d}"
         print(line + (" (limited)" if key == LIMITED else ""))
     for field in ROLLUP_FIELDS:
         if any(field in rollup for _, rollup in per_minute):

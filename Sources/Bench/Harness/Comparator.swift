@@ -65,7 +65,7 @@ public struct Comparator: Sendable {
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ids = Set(baselineByID.keys).union(currentByID.keys).sorted()
 
-        let machine = MachineLevels.of(baseline: baseline, current: current, metric: metric)
+        let machine = MachineFactors.of(baseline: baseline, current: current, metric: metric)
         var outcomes: [Outcome] = []
         for id in ids {
             switch (baselineByID[id], currentByID[id]) {
@@ -183,7 +183,7 @@ public struct Comparator: Sendable {
 
     func outcome(
         id: String, baseline: BenchmarkResult, current: BenchmarkResult, metric: Metric,
-        machine: [Metric: MachineLevels] = [:]
+        machine: [Metric: MachineFactors] = [:]
     ) -> Outcome {
         let threshold = current.thresholdPercent ?? baseline.thresholdPercent ?? thresholdPercent
         if let exact = Self.exactCount(metric) {
@@ -226,7 +226,7 @@ public struct Comparator: Sendable {
     /// Each side's sample processes, when either side was measured in several processes.
     static func processes(_ baseline: BenchmarkResult, _ current: BenchmarkResult) -> ProcessTags? {
         let tags = ProcessTags(
-            baseline: ProcessLevels.processes(of: baseline), current: ProcessLevels.processes(of: current))
+            baseline: ProcessFactors.processes(of: baseline), current: ProcessFactors.processes(of: current))
         return tags.baseline == nil && tags.current == nil ? nil : tags
     }
 
@@ -239,7 +239,7 @@ public struct Comparator: Sendable {
     func measure(
         id: String, baseline: [Double], current: [Double], metric: Metric, threshold: Double,
         substitution: ComparisonReason.Substitution?, processes: ProcessTags?, busy: MachineContention?,
-        machine: MachineLevels?
+        machine: MachineFactors?
     ) -> Outcome {
         var figures = Figures(
             id: id, metric: metric, thresholdPercent: threshold, substitution: substitution, busy: busy)
@@ -262,9 +262,9 @@ public struct Comparator: Sendable {
                 figures.entry(.noChange, .belowMeasurableFloor(nanoseconds: Self.measurableFloorNanoseconds)))
         }
         if let processes {
-            var old = ProcessLevels.medianByProcess(
+            var old = ProcessFactors.medianByProcess(
                 baseline, processes: processes.baseline ?? Array(repeating: 0, count: baseline.count))
-            var new = ProcessLevels.medianByProcess(
+            var new = ProcessFactors.medianByProcess(
                 current, processes: processes.current ?? Array(repeating: 0, count: current.count))
             if let machine {
                 figures.processLevels = machine.divide(id: id, baseline: &old, current: &new) { raw in

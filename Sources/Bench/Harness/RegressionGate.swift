@@ -21,10 +21,34 @@ public struct RegressionGate: Sendable {
 
     public var comparator: Comparator
     public var basis: Basis
+    /// How the suspects of a run measured in processes are measured again.
+    public var secondLook = SecondLook()
 
     public init(comparator: Comparator = Comparator(), basis: Basis = .time(.wallTime)) {
         self.comparator = comparator
         self.basis = basis
+    }
+
+    /// The re-measure policy: what a command measures again when the first look found suspects in a
+    /// run measured in processes (a run in one process is not measured again: its first verdicts stand).
+    public struct SecondLook: Sendable, Equatable {
+        /// Processes of the second look: one is one more draw, as three would be (a candidate's
+        /// processes count as one draw), and two cost busy runs their time limit
+        /// (docs/regression-gate.md, "A quiet hour").
+        public var processes = 1
+
+        public init() {}
+
+        /// The benchmarks to measure: the suspects, then as companions the ``ProcessFactors/minimumOthers``
+        /// quickest of `current`'s other benchmarks that `baseline` has, so that the second look's
+        /// machine factor can be told and the look stays short.
+        public func benchmarks(suspects: [String], baseline: Report, current: Report) -> [String] {
+            let inBaseline = Set(baseline.benchmarks.map(\.id))
+            let quickestFirst = current.benchmarks.filter { inBaseline.contains($0.id) }.map { result in
+                (id: result.id, time: result.samples.reduce(0) { $0 + $1.wallNanoseconds })
+            }.sorted { $0.time < $1.time }.map(\.id)
+            return suspects + ProcessFactors.companions(of: suspects, among: quickestFirst)
+        }
     }
 
     /// Both sides of the suspects, measured again.
@@ -145,7 +169,7 @@ public struct RegressionGate: Sendable {
 
     /// Whether some benchmark of `report` has samples from two processes or more.
     static func measuredInProcesses(_ report: Report) -> Bool {
-        report.benchmarks.contains { result in Set(ProcessLevels.processes(of: result) ?? []).count >= 2 }
+        report.benchmarks.contains { result in Set(ProcessFactors.processes(of: result) ?? []).count >= 2 }
     }
 
     // MARK: - A slowdown the whole run shares

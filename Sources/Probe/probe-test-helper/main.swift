@@ -164,7 +164,8 @@ func unnamePool() {
     }.start()
 }
 
-func starvePool(stallsPath: String) {
+/// Every pool thread blocked for `milliseconds` (the watchdog's threshold is 100 ms).
+func starvePool(stallsPath: String, milliseconds: Int = 600) {
     unnamePool()
     let watchdog = startPoolWatchdog(stallsPath: stallsPath)
     Thread.sleep(forTimeInterval: 0.3)  // pings go through while the pool is free
@@ -186,7 +187,7 @@ func starvePool(stallsPath: String) {
             exit(1)
         }
     }
-    Thread.sleep(forTimeInterval: 0.6)
+    Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
     for _ in 0..<width { release.signal() }
     Thread.sleep(forTimeInterval: 0.3)  // the pool starts pings again: the end of the stall is seen
     watchdog.stop()
@@ -482,6 +483,7 @@ switch (arguments.first, arguments.count) {
 case ("pause-target", _): pauseTarget()
 case ("startup", _): startup()
 case ("starve-pool", 2): starvePool(stallsPath: arguments[1])
+case ("starve-pool", 3): starvePool(stallsPath: arguments[1], milliseconds: Int(arguments[2]) ?? 600)
 case ("idle-pool", 2): idlePool(stallsPath: arguments[1])
 case ("long-jobs", 2): longJobs(stallsPath: arguments[1])
 case ("spin-beside-another-process", 2): spinBesideAnotherProcess(stallsPath: arguments[1])
@@ -500,7 +502,7 @@ case ("signal-taken", 1): faultSignalTaken()
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: probe-test-helper pause-target|startup|starve-pool FILE|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash|heap-hold|heap-fork N|stall-writer JSONL|fork-exec N|thread-churn SECONDS|signal-taken\n"
+            "usage: probe-test-helper pause-target|startup|starve-pool FILE [MS]|idle-pool FILE|long-jobs FILE|spin-beside-another-process FILE|hook-taken FILE|long-spin FILE SECONDS|starve-then-stop FILE|memory BREADCRUMB JSONL clean|hog|segfault|wait|serve-starved|async-crash|heap-hold|heap-fork N|stall-writer JSONL|fork-exec N|thread-churn SECONDS|signal-taken\n"
                 .utf8))
     exit(1)
 }

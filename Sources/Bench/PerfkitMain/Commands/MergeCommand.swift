@@ -60,15 +60,14 @@ struct MergeCommand: ParsableCommand {
             return
         }
 
-        let regressionGate = gate.regressionGate(comparison)
-        let baselineReport = try gate.loadBaseline(
-            sharedWith: Set(merged.benchmarks.map(\.id)), timing: TimingConditions(of: merged), gate: regressionGate)
+        let baseline = try gate.resolve(
+            comparison, sharedWith: Set(merged.benchmarks.map(\.id)), timing: TimingConditions(of: merged))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: merged.createdAt)
-        if let baselineReport {
-            merged.comparison = regressionGate.decide(baseline: baselineReport, current: merged).comparison
+        if let baseline {
+            merged.comparison = baseline.gate.decide(baseline: baseline.report, current: merged).comparison
         }
         try ResultPresentation.publish(
-            merged, writer: writer, formats: formats, baseline: baselineReport, gate: gate, history: history,
+            merged, writer: writer, formats: formats, baseline: baseline?.report, gate: gate, history: history,
             store: historyStore)
         try RegressionGate.Status(merged.comparison).exit()
     }

@@ -13,34 +13,21 @@ extension RunCommand {
         !gating && !instructions && benchmarks <= profiledBaselineLimit
     }
 
-    /// Processes of the second look at a regression: one is one more draw, as three would be (a
-    /// candidate's processes count as one draw), and two cost busy runs their time limit
-    /// (docs/regression-gate.md, "A quiet hour").
-    static let confirmationProcesses = 1
-
-    /// The gate's second look at `suspects` (``RegressionGate/decide(baseline:current:remeasure:)``):
-    /// measured in processes, a time regression is measured once more, in one more process; nil
-    /// (the first verdicts stand) for a run in one process or an interrupted one.
-    func measureAgain(_ suspects: [String], baseline baselineReport: Report, current report: Report) throws
+    /// The gate's second look at `suspects` (``RegressionGate/decide(baseline:current:remeasure:)``),
+    /// as its ``RegressionGate/SecondLook`` says; nil (the first verdicts stand) for a run in one
+    /// process or an interrupted one.
+    func measureAgain(_ suspects: [String], baseline: GatedBaseline, current report: Report) throws
         -> RegressionGate.Remeasured?
     {
-        // Measured in processes: a time regression is measured once more, in one more process.
         guard processes > 1, !InterruptFlag.isSet else { return nil }
         printError(
             "run: \(suspects.count) regressed; measuring \(suspects.count == 1 ? "it" : "them") again to confirm\n"
         )
-        // With companions, whose levels give that process's machine factor (ProcessLevels):
-        // the quickest of this run that the baseline has, so that the second look stays short.
-        let inBaseline = Set(baselineReport.benchmarks.map(\.id))
-        let quickestFirst = report.benchmarks.filter { inBaseline.contains($0.id) }.map { result in
-            (id: result.id, time: result.samples.reduce(0) { $0 + $1.wallNanoseconds })
-        }.sorted { $0.time < $1.time }.map(\.id)
-        let companions = ProcessLevels.companions(of: suspects, among: quickestFirst)
-        let again = try ProcessRuns(
-            count: Self.confirmationProcesses,
-            filter: InterleavedComparison.filter(matchingExactly: suspects + companions)
-        ).measure()
-        return RegressionGate.Remeasured(baseline: baselineReport, current: again)
+        let look = baseline.gate.secondLook
+        let ids = look.benchmarks(suspects: suspects, baseline: baseline.report, current: report)
+        let again = try ProcessRuns(count: look.processes, filter: InterleavedComparison.filter(matchingExactly: ids))
+            .measure()
+        return RegressionGate.Remeasured(baseline: baseline.report, current: again)
     }
 
     /// Measures the selection in this process, with a progress line on a terminal.
@@ -75,13 +62,14 @@ extension RunCommand {
     /// Puts a sampled time differential on each time regression (wall, or CPU where the gate judged
     /// by it): both binaries profiled now with `--baseline-binary`, else the baseline's stored time
     /// profiles against this build's. Returns the baseline with the profiles it was compared by.
-    func explainTime(base: Report, report: inout Report) -> Report {
+    func explainTime(base gated: GatedBaseline, report: inout Report) -> Report {
+        let base = gated.report
         let regressed = (report.comparison?.entries ?? []).filter {
             $0.verdict == .regressed && ($0.metric == .wallTime || $0.metric == .cpuTime)
         }.map(\.id)
         guard !regressed.isEmpty, !InterruptFlag.isSet else { return base }
         let stored = regressed.filter { id in base.benchmarks.contains { $0.id == id && $0.timeProfile != nil } }
-        guard gate.baselineBinary != nil || !stored.isEmpty else {
+        guard gated.binary != nil || !stored.isEmpty else {
             let notes = report.comparison.flatMap(\.notes) ?? []
             report.comparison?.notes = notes + [ComparisonWording.noTimeProfiles]
             return base
@@ -90,7 +78,7 @@ extension RunCommand {
         do {
             let folder = try WorkFolder(prefix: "perfkit-profiles")
             defer { folder.remove() }
-            let ids = gate.baselineBinary == nil ? stored : regressed
+            let ids = gated.binary == nil ? stored : regressed
             printError("run: profiling \(ids.count) regression(s) by sampled time\n")
             // This run's own profiles (`--profile`) when it has them all; else taken now.
             let profiledHere = ids.allSatisfy { id in
@@ -102,7 +90,7 @@ extension RunCommand {
                 : try TimeProfiles.take(
                     ids, executable: PerfkitProcess.original, directory: folder.url.appendingPathComponent("current"))
             let old =
-                try gate.baselineBinary.map {
+                try gated.binary.map {
                     try TimeProfiles.take(
                         ids, executable: URL(fileURLWithPath: $0), directory: folder.url.appendingPathComponent("base"))
                 } ?? base

@@ -150,10 +150,9 @@ struct RunCommand: ParsableCommand {
         let ids = selection.benchmarks.flatMap { benchmark in
             selection.parameters(of: benchmark).map { benchmark.id(parameter: $0) }
         }
-        let regressionGate = gate.regressionGate(comparison)
-        let baselineReport = try gate.loadBaseline(
-            sharedWith: Set(ids), timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions),
-            gate: regressionGate)
+        let baseline = try gate.resolve(
+            comparison, sharedWith: Set(ids),
+            timing: .here(buildConfiguration: buildConfiguration, underValgrind: instructions))
         let writer = try ReportWriter.prepare(outputRoot: destination.output, timestamp: Date())
         let historyStore = try history.open()
 
@@ -163,31 +162,31 @@ struct RunCommand: ParsableCommand {
             let profileFirst =
                 profile == nil
                 && Self.profilesByDefault(
-                    benchmarks: ids.count, gating: baselineReport != nil, instructions: instructions)
+                    benchmarks: ids.count, gating: baseline != nil, instructions: instructions)
             if profileFirst {
                 printError(
                     "run: time profiles of the first process kept, for a later gate to say where a time regression grew (--no-profile skips them)\n"
                 )
             }
             report = try ProcessRuns(count: processes, profileFirst: profileFirst).measure()
-            ProcessLevels.annotate(
+            ProcessFactors.annotate(
                 &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
                 deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
         } else {
             report = measure(selection)
         }
         // Rounds in which the machine moved within a process are a finding of their own.
-        report.roundFactors = RoundLevels.factors(report)
+        report.roundFactors = RoundFactorModel.factors(report)
         // The baseline as shown beside the report: with the time profiles the gate took of it.
-        var shownBaseline = baselineReport
-        if let baselineReport {
-            report.comparison = try regressionGate.decide(baseline: baselineReport, current: report) { suspects in
-                try measureAgain(suspects, baseline: baselineReport, current: report)
+        var shownBaseline = baseline?.report
+        if let baseline {
+            report.comparison = try baseline.gate.decide(baseline: baseline.report, current: report) { suspects in
+                try measureAgain(suspects, baseline: baseline, current: report)
             }.comparison
             // The findings print it: one line on what a single process cannot tell.
-            let caveats = regressionGate.caveats(baseline: baselineReport, current: report)
+            let caveats = baseline.gate.caveats(baseline: baseline.report, current: report)
             if !caveats.isEmpty { report.comparison?.caveats = caveats }
-            shownBaseline = explainTime(base: baselineReport, report: &report)
+            shownBaseline = explainTime(base: baseline, report: &report)
             report.comparison = report.comparison.map { gate.explainCompiledCode($0, current: report) }
         }
         try ResultPresentation.publish(

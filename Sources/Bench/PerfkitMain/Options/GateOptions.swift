@@ -50,20 +50,20 @@ struct GateOptions: ParsableArguments {
             to: comparison, current: current, baseBinary: baselineBinary, newBinary: PerfkitProcess.original.path)
     }
 
-    /// The gate these options ask for: on exact counts with `--gate-metric`, else on wall time.
-    func regressionGate(_ comparison: ComparisonOptions) -> RegressionGate {
-        RegressionGate(
+    /// The baseline to gate on, read and admitted by the gate these options ask for (on exact counts
+    /// with `--gate-metric`, else on wall time); nil without `--baseline`. An unreadable or refused
+    /// baseline (``RegressionGate/admit(baseline:currentIDs:timing:)``) is an error before anything
+    /// is measured or written.
+    func resolve(_ comparison: ComparisonOptions, sharedWith ids: Set<String>, timing: TimingConditions) throws
+        -> GatedBaseline?
+    {
+        guard let baseline else { return nil }
+        let gate = RegressionGate(
             comparator: comparison.comparator,
             basis: gateMetric.map { .counts($0.metrics, remedies: .commandLine) } ?? .time(.wallTime))
-    }
-
-    /// The baseline report, if one was given; an error when it cannot be read or `gate` refuses it
-    /// (``RegressionGate/admit(baseline:currentIDs:timing:)``), before anything is measured or written.
-    func loadBaseline(sharedWith ids: Set<String>, timing: TimingConditions, gate: RegressionGate) throws -> Report? {
-        guard let baseline else { return nil }
         let report = try loadReport(baseline)
         try admit(report, path: baseline, currentIDs: ids, timing: timing, gate: gate)
-        return report
+        return GatedBaseline(path: baseline, report: report, gate: gate, binary: baselineBinary)
     }
 
     /// Writes the summary file when one was asked for.
@@ -71,6 +71,16 @@ struct GateOptions: ParsableArguments {
         guard let summary else { return }
         try writeOutput(Data(text.utf8), to: URL(fileURLWithPath: summary))
     }
+}
+
+/// The baseline a command gates on, resolved once from ``GateOptions``.
+struct GatedBaseline {
+    /// As given to `--baseline`, for messages.
+    var path: String
+    var report: Report
+    var gate: RegressionGate
+    /// `--baseline-binary`: the baseline's benchmark executable, when given.
+    var binary: String?
 }
 
 extension RegressionGate.Status {

@@ -36,7 +36,7 @@ final class PoolJobsObserver: TargetObserver {
     /// pool's threads are prepared here (and again while no ping is out).
     func begin(now: UInt64) {
         if !timesJobs { pool.prepareThreads(now: now) }
-        pings.send(now: now)
+        sendPing(now: now)
     }
 
     var isTiming: Bool { pings.outstanding }
@@ -44,8 +44,28 @@ final class PoolJobsObserver: TargetObserver {
     func busyPeriod(now: UInt64) -> BusyPeriod? {
         pings.collect(now: now)
         if !pings.outstanding, !timesJobs { pool.prepareThreads(now: now) }
-        if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) { pings.send(now: now) }
-        return pings.outstanding ? BusyPeriod(since: pings.sentAt, thread: nil, isPoolStarvation: true) : nil
+        if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) { sendPing(now: now) }
+        return pings.outstanding ? BusyPeriod(since: starvedSince, thread: nil, isPoolStarvation: true) : nil
+    }
+
+    /// When the starvation the outstanding ping times began: its sending, or earlier when every
+    /// pool thread was already inside a job then. Fixed per ping, so the busy period keeps its start.
+    private var starvedSince: UInt64 = 0
+
+    private func sendPing(now: UInt64) {
+        pings.send(now: now)
+        let busy = timesJobs ? PoolJobs.busy().filter { !ProbeThreads.contains($0.thread) } : []
+        starvedSince = Self.starvationStart(pingSentAt: now, busy: busy, poolWidth: poolWidth)
+    }
+
+    /// A ping sent while all `poolWidth` threads are inside jobs waits from the moment the last of
+    /// them began: no job could start since (jobs of other priorities counted too, so the newest
+    /// start of all, the latest such moment). Timing from the ping instead loses up to a ping
+    /// interval, more when the watchdog's thread wakes late on a loaded machine — a 156 ms
+    /// starvation then measured 96 ms and came out as two 160 ms long jobs (soak under wrk, 2026-11-29).
+    static func starvationStart(pingSentAt: UInt64, busy: [PoolJobs.Busy], poolWidth: Int) -> UInt64 {
+        guard poolWidth > 0, busy.count >= poolWidth, let newest = busy.map(\.since).max() else { return pingSentAt }
+        return min(pingSentAt, newest)
     }
 
     var lastBusyEnd: UInt64? { pool.arrivedAt }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Harness
 
-@Suite struct ProcessLevelsTests {
+@Suite struct ProcessFactorsTests {
     static func report(_ levels: [String: [Double]]) -> Report {
         Synthetic.report(
             levels.keys.sorted().map { ProcessLevelComparisonTests.result($0, levels: levels[$0]!, seed: 11) })
@@ -12,7 +12,7 @@ import Testing
 
     @Test func perProcessMediansAndSpreadAreRecorded() throws {
         var report = Self.report(["s/g/a": [100, 102, 101]])
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         let spread = try #require(report.benchmarks[0].processSpread)
         #expect(spread.processes == 3)
         #expect(zip(spread.wallMedians, [100.0, 102, 101]).allSatisfy { abs($0 - $1) < 1 })
@@ -25,7 +25,7 @@ import Testing
         var report = Self.report([
             "s/g/a": [100, 100, 100], "s/g/b": [50, 50.5, 50], "s/g/hashed": [100, 118, 104],
         ])
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         let hashed = try #require(report.benchmarks.first { $0.id == "s/g/hashed" })
         let warning = try #require(hashed.warnings.first { $0.rule == "process-spread-above-threshold" })
         #expect(warning.message.contains("medians of 3 processes lie"))
@@ -33,13 +33,13 @@ import Testing
         #expect(hashed.processSpread?.likelyCause?.hasPrefix("this benchmark alone") == true)
 
         var deterministic = Self.report(["s/g/a": [100, 100, 100], "s/g/b": [50, 50, 50], "s/g/c": [100, 118, 104]])
-        ProcessLevels.annotate(&deterministic, defaultThresholdPercent: 5, deterministicHashing: true)
+        ProcessFactors.annotate(&deterministic, defaultThresholdPercent: 5, deterministicHashing: true)
         #expect(deterministic.benchmarks[2].processSpread?.likelyCause?.contains("with hashing deterministic") == true)
     }
 
     @Test func everyBenchmarkMovingTogetherIsTheMachine() throws {
         var report = Self.report(["s/g/a": [100, 125, 101], "s/g/b": [50, 62, 50.5], "s/g/c": [10, 12.6, 10]])
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         for result in report.benchmarks {
             #expect(result.processSpread?.likelyCause?.hasPrefix("the machine") == true)
         }
@@ -47,7 +47,7 @@ import Testing
 
     @Test func twoBenchmarksCannotTellTheMachineFromTheBenchmark() throws {
         var report = Self.report(["s/g/a": [100, 130, 101], "s/g/b": [50, 66, 50]])
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         let cause = try #require(report.benchmarks[0].processSpread?.likelyCause)
         #expect(cause.hasPrefix("the machine or this benchmark, which fewer than three benchmarks cannot tell apart"))
     }
@@ -61,7 +61,7 @@ import Testing
             "s/g/d": [200, 198, 202, 200],
         ]
         var report = Self.report(own.mapValues { zip($0, machine).map { $0 * $1 } })
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         for result in report.benchmarks {
             let spread = try #require(result.processSpread)
             #expect(spread.spreadPercent > 25)
@@ -73,7 +73,7 @@ import Testing
 
         // Three benchmarks leave two others per process: no factor.
         var few = Self.report(["s/g/a": [100, 130], "s/g/b": [50, 65], "s/g/c": [10, 13]])
-        ProcessLevels.annotate(&few, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&few, defaultThresholdPercent: 5, deterministicHashing: false)
         #expect(few.benchmarks.allSatisfy { $0.processSpread?.commonFactors == nil })
     }
 
@@ -83,7 +83,7 @@ import Testing
             "s/g/a": [100, 130, 101], "s/g/b": [50, 65, 50], "s/g/c": [10, 13, 10], "s/g/d": [20, 26, 20],
         ]
         var report = Self.report(levels)
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         let gate = RegressionGate()
         report.comparison = gate.decide(baseline: report, current: report).comparison
         report.comparison?.caveats = [.singleProcess(sides: [.baseline])]
@@ -100,7 +100,7 @@ import Testing
                 return result
             }()
         ])
-        ProcessLevels.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
+        ProcessFactors.annotate(&report, defaultThresholdPercent: 5, deterministicHashing: false)
         #expect((report.benchmarks[0].processSpread?.spreadPercent ?? 0) > 10)
         #expect(report.benchmarks[0].warnings.allSatisfy { $0.rule != "process-spread-above-threshold" })
     }

@@ -1,10 +1,11 @@
 import Foundation
 import PerfReport
 
-/// Per-process medians of a benchmark measured in several processes (`run --processes N`), and
-/// the report's account of them: each benchmark's ``ProcessSpread``, and a warning when its
-/// processes differ by more than its threshold, with the likely cause.
-public enum ProcessLevels {
+/// Per-process medians (levels) of a benchmark measured in several processes (`run --processes N`),
+/// the machine's common factor in each process that they give, and the report's account of them:
+/// each benchmark's ``ProcessSpread``, and a warning when its processes differ by more than its
+/// threshold, with the likely cause.
+public enum ProcessFactors {
     /// The process of every sample, or nil when one has none (a run in one process).
     static func processes(of result: BenchmarkResult) -> [Int]? {
         var processes: [Int] = []
@@ -46,10 +47,10 @@ public enum ProcessLevels {
     }
 
     /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples
-    /// first divided by the machine's factor in their round where it can be told (``RoundLevels``);
+    /// first divided by the machine's factor in their round where it can be told (``RoundFactorModel``);
     /// a benchmark measured in one process (no process tags) has its median as process 0.
     static func levels(_ report: Report, metric: Metric) -> [String: [Int: Double]] {
-        let rounds = RoundLevels(report, metric: metric)
+        let rounds = RoundFactorModel(report, metric: metric)
         var levels: [String: [Int: Double]] = [:]
         for result in report.benchmarks {
             guard let values = Comparator.sampledValues(result, metric), !values.isEmpty else { continue }
@@ -185,3 +186,7 @@ public enum ProcessLevels {
             + "collection (SWIFT_DETERMINISTIC_HASHING=1 tells), otherwise its memory layout in each process"
     }
 }
+
+/// The name `ProcessFactors` had until 2026-11-29 (docs/changes.md).
+@available(*, deprecated, renamed: "ProcessFactors")
+public typealias ProcessLevels = ProcessFactors

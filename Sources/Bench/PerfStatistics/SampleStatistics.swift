@@ -1,5 +1,4 @@
 import PerfReport
-import PerfStatistics
 
 /// Summary statistics of one metric over a benchmark's samples (pure functions, no I/O).
 ///
@@ -105,7 +104,8 @@ public enum SampleStatistics {
     /// The interval is widened, if needed, to contain the sample median itself: with very few
     /// distinct values the percentile interval can otherwise end just short of it, and a reader
     /// rightly expects the estimate to lie inside its own interval.
-    static func medianConfidenceInterval(sorted: [Double], level: Double, resamples: Int) -> ConfidenceInterval {
+    package static func medianConfidenceInterval(sorted: [Double], level: Double, resamples: Int) -> ConfidenceInterval
+    {
         let median = quantile(sorted, 0.5)
         guard sorted.count > 1 else { return ConfidenceInterval(lower: median, upper: median, level: level) }
         var generator = SplitMix64(seed: Bootstrap.seed(sorted))
@@ -121,7 +121,7 @@ public enum SampleStatistics {
 
     /// Sorted by IEEE total order, so a NaN that slipped into a hand-edited report sorts to one
     /// end instead of making the order (and every quantile) undefined.
-    static func sortedTotally(_ values: [Double]) -> [Double] {
+    package static func sortedTotally(_ values: [Double]) -> [Double] {
         values.sorted { $0.isTotallyOrdered(belowOrEqualTo: $1) && !$1.isTotallyOrdered(belowOrEqualTo: $0) }
     }
 }

@@ -1,5 +1,3 @@
-import PerfStatistics
-
 /// Deterministic bootstrap resampling, shared by ``SampleStatistics`` (CI of a median) and
 /// ``Comparator`` (CI of a ratio of medians).
 ///
@@ -7,10 +5,10 @@ import PerfStatistics
 /// (in `perfkit run` and later in `perfkit compare`, or on another machine) gives the same
 /// interval to the last bit. The generator and the index mapping are written out here rather
 /// than taken from the standard library, whose `random(in:using:)` may change between releases.
-enum Bootstrap {
+package enum Bootstrap {
     /// A seed that depends on every value, its position and the array boundaries (FNV-1a over the
     /// bit patterns, then one SplitMix64 step to spread the bits).
-    static func seed(_ arrays: [Double]...) -> UInt64 {
+    package static func seed(_ arrays: [Double]...) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         func mix(_ word: UInt64) {
             var word = word
@@ -32,7 +30,7 @@ enum Bootstrap {
     /// Draws indices rather than values and counts how often each index was drawn; because
     /// `sorted` is sorted, walking the counts visits the resample in order, so the median costs
     /// O(n) instead of a sort. `counts` is scratch space of `sorted.count` elements.
-    static func resampledMedian(
+    package static func resampledMedian(
         of sorted: [Double], counts: inout [Int], using generator: inout SplitMix64
     ) -> Double {
         let n = sorted.count
@@ -55,7 +53,8 @@ enum Bootstrap {
     }
 
     /// The percentile interval of `estimates` (sorted in place) at `level`, e.g. 2.5%…97.5% for 0.95.
-    static func percentileInterval(_ estimates: inout [Double], level: Double) -> (lower: Double, upper: Double) {
+    package static func percentileInterval(_ estimates: inout [Double], level: Double) -> (lower: Double, upper: Double)
+    {
         estimates.sort()
         let tail = (1 - level) / 2
         return (

@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Harness
-import PerfStatistics
+@testable import PerfStatistics
 
 @Suite struct SignedRankIntervalTests {
     /// Published critical values of Wilcoxon's signed-rank statistic, two-sided 5%: T ≤ 0 for 6

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Harness
+@testable import PerfStatistics
 
 @Suite struct QuantileIntervalTests {
     /// Textbook values: the distribution-free 95% interval of the median of 20 values is x(6)…x(15).

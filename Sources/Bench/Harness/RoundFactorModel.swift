@@ -4,7 +4,7 @@ import PerfReport
 /// "Rounds, and the machine within a process"): a neighbour arriving halfway through a process slows
 /// the rounds after it, for every benchmark alike. Dividing each sample by its round's factor before
 /// a process's median is taken keeps that median from depending on when in the round it was measured.
-package struct RoundLevels {
+package struct RoundFactorModel {
     /// A round of a process.
     struct Cell: Hashable {
         var process: Int
@@ -56,11 +56,11 @@ package struct RoundLevels {
 
     /// The machine's factor in `cell` for benchmark `id`: the median of the other benchmarks' ratios
     /// there (leave-one-out, so that `id`'s own swing is not in it); nil with fewer than
-    /// ``ProcessLevels/minimumOthers`` of them.
+    /// ``ProcessFactors/minimumOthers`` of them.
     func factor(of id: String, in cell: Cell) -> Double? {
         guard let byID = ratios[cell] else { return nil }
         let others = byID.compactMap { $0.key == id ? nil : $0.value }
-        return others.count >= ProcessLevels.minimumOthers ? SampleStatistics.median(others) : nil
+        return others.count >= ProcessFactors.minimumOthers ? SampleStatistics.median(others) : nil
     }
 
     /// `values` (of `result`, in sample order) each divided by the machine's factor in its round, in
@@ -81,10 +81,10 @@ package struct RoundLevels {
     }
 
     /// The report's ``RoundFactors``: in each round of each process, the median of every benchmark's
-    /// ratio there (known with ``ProcessLevels/minimumOthers`` + 1 benchmarks, so that each has its
+    /// ratio there (known with ``ProcessFactors/minimumOthers`` + 1 benchmarks, so that each has its
     /// others); nil when no process ran more than one round.
     package static func factors(_ report: Report, metric: Metric = .wallTime) -> RoundFactors? {
-        let levels = RoundLevels(report, metric: metric)
+        let levels = RoundFactorModel(report, metric: metric)
         var rounds: [Int: Int] = [:]
         var tagged = false
         for result in report.benchmarks {
@@ -94,7 +94,7 @@ package struct RoundLevels {
             }
         }
         guard rounds.values.contains(where: { $0 >= 2 }) else { return nil }
-        let minimum = ProcessLevels.minimumOthers + 1
+        let minimum = ProcessFactors.minimumOthers + 1
         let processes = rounds.keys.sorted().map { process in
             RoundFactors.Process(
                 process: tagged ? process : nil,
@@ -104,6 +104,6 @@ package struct RoundLevels {
                 })
         }
         return RoundFactors(
-            boundPercent: ProcessLevels.factorBoundPercent, minimumBenchmarks: minimum, processes: processes)
+            boundPercent: ProcessFactors.factorBoundPercent, minimumBenchmarks: minimum, processes: processes)
     }
 }

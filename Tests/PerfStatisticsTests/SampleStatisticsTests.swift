@@ -1,8 +1,7 @@
 import PerfReport
 import Testing
 
-@testable import Harness
-import PerfStatistics
+@testable import PerfStatistics
 
 @Suite struct SampleStatisticsTests {
     @Test func handComputedValues() {

@@ -1,5 +1,4 @@
 import Foundation
-import PerfStatistics
 
 /// The centre of a sample of paired differences with its confidence interval: the Hodges–Lehmann
 /// estimate (the median of the Walsh averages, (dᵢ + dⱼ) / 2 for every i ≤ j) and the two Walsh

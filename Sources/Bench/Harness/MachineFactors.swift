@@ -4,7 +4,7 @@ import PerfReport
 /// out the machine's common factor in each process: what the machine does to a process it does to
 /// every benchmark in it, what a code change does it does to one (docs/regression-gate.md, "The
 /// machine's factor, divided out").
-struct MachineLevels {
+struct MachineFactors {
     var baseline: [String: [Int: Double]]
     var current: [String: [Int: Double]]
     /// Each benchmark's median over the baseline's processes. Both sides are divided by it, so that
@@ -12,35 +12,35 @@ struct MachineLevels {
     var reference: [String: Double]
 
     init(baseline: Report, current: Report, metric: Metric) {
-        self.baseline = ProcessLevels.levels(baseline, metric: metric)
-        self.current = ProcessLevels.levels(current, metric: metric)
-        reference = ProcessLevels.reference(self.baseline)
+        self.baseline = ProcessFactors.levels(baseline, metric: metric)
+        self.current = ProcessFactors.levels(current, metric: metric)
+        reference = ProcessFactors.reference(self.baseline)
     }
 
     /// The levels of `metric` and of what a comparison falls back on (CPU time for a busy side, wall
     /// time), by metric; empty unless a side was measured in processes.
-    static func of(baseline: Report, current: Report, metric: Metric) -> [Metric: MachineLevels] {
+    static func of(baseline: Report, current: Report, metric: Metric) -> [Metric: MachineFactors] {
         let inProcesses = (baseline.benchmarks + current.benchmarks).contains { result in
             result.samples.contains { $0.process != nil }
         }
         guard inProcesses else { return [:] }
-        var levels: [Metric: MachineLevels] = [:]
+        var levels: [Metric: MachineFactors] = [:]
         for sampled in Set([metric, .wallTime, .cpuTime]) where Comparator.exactCount(sampled) == nil {
-            levels[sampled] = MachineLevels(baseline: baseline, current: current, metric: sampled)
+            levels[sampled] = MachineFactors(baseline: baseline, current: current, metric: sampled)
         }
         return levels
     }
 
     /// Divides `id`'s level in each process of each side by the machine's factor there and says so
     /// (with the raw levels' interval from `rawInterval`), its levels those of samples divided by their
-    /// round's factor (``ProcessLevels/levels(_:metric:)``); when either side's factor cannot be told,
+    /// round's factor (``ProcessFactors/levels(_:metric:)``); when either side's factor cannot be told,
     /// leaves both raw and says why.
     func divide(
         id: String, baseline old: inout [Int: Double], current new: inout [Int: Double],
         rawInterval: (ComparisonReason.PerSide<[Double]>) -> ConfidenceInterval?
     ) -> ComparisonReason.ProcessLevelBasis {
-        let oldFactors = ProcessLevels.commonFactors(of: id, levels: baseline, reference: reference)
-        let newFactors = ProcessLevels.commonFactors(of: id, levels: current, reference: reference)
+        let oldFactors = ProcessFactors.commonFactors(of: id, levels: baseline, reference: reference)
+        let newFactors = ProcessFactors.commonFactors(of: id, levels: current, reference: reference)
         guard case .known(let oldByProcess) = oldFactors, case .known(let newByProcess) = newFactors,
             Set(old.keys).isSubset(of: oldByProcess.keys), Set(new.keys).isSubset(of: newByProcess.keys)
         else {
@@ -49,8 +49,8 @@ struct MachineLevels {
                 return Int.max
             }
             return .raw(
-                otherBenchmarks: min(fewest.min() ?? 0, ProcessLevels.minimumOthers - 1),
-                minimum: ProcessLevels.minimumOthers)
+                otherBenchmarks: min(fewest.min() ?? 0, ProcessFactors.minimumOthers - 1),
+                minimum: ProcessFactors.minimumOthers)
         }
         let raw = ComparisonReason.PerSide(
             baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! })
@@ -63,6 +63,6 @@ struct MachineLevels {
             factors: ComparisonReason.PerSide(
                 baseline: old.keys.sorted().map { oldByProcess[$0]! },
                 current: new.keys.sorted().map { newByProcess[$0]! }),
-            rawInterval: rawInterval(raw), boundPercent: ProcessLevels.factorBoundPercent)
+            rawInterval: rawInterval(raw), boundPercent: ProcessFactors.factorBoundPercent)
     }
 }
