@@ -171,12 +171,18 @@ class Service:
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
 
     def timers(self):
-        """How many POSIX timers the service holds now (/proc/PID/timers; None where the kernel has no such file)."""
+        """(POSIX timers the service holds now, how many of them signal a thread that no longer
+        exists) from /proc/PID/timers; (None, None) where the kernel has no such file. Probe keeps
+        a timer per thread it follows (the flight recorder's), so the count follows the threads; a
+        timer left behind by a thread that ended is a leak."""
         path = f"/proc/{self.process.pid}/timers"
         if not os.path.exists(path):
-            return None
+            return None, None
         with open(path) as file:
-            return sum(1 for line in file if line.startswith("ID:"))
+            targets = [line.split("tid.", 1)[1].split()[0] if "tid." in line else None
+                       for line in file if line.startswith("notify:")]
+        alive = set(os.listdir(f"/proc/{self.process.pid}/task"))
+        return len(targets), sum(1 for tid in targets if tid is not None and tid not in alive)
 
     def terminate(self, timeout=10):
         """SIGTERM; (exit status, seconds until exit)."""
