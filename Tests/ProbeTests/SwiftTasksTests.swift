@@ -105,8 +105,14 @@ struct SwiftTasksTests {
         defer { thread.finish() }
         let dump = SwiftTasks.dump()
         #expect(dump.groups.contains { $0.state == .running }, "\(dump.summary)")
-        let text = ProcessProfiler().threadDumpText()
-        #expect(text.contains("[running on thread \(thread.threadID)]:"), "\(text.suffix(2000))")
+        // A thread that does not answer the dump's signal in time (both CPUs busy) leaves its task
+        // `[running]` with no thread: said, not guessed. Three dumps give the spinner three chances.
+        var text = ""
+        for _ in 0..<3 {
+            text = ProcessProfiler().threadDumpText()
+            if text.contains("[running on thread \(thread.threadID)]:") { return }
+        }
+        Issue.record("the spinning task was never listed on its thread in 3 dumps:\n\(text.suffix(2000))")
     }
 
     /// A layout the reader does not know is said, not guessed at.
