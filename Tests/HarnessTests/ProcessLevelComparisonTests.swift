@@ -46,6 +46,27 @@ import Testing
         #expect(pooled.verdict == .regressed)
     }
 
+    /// Counted as independent draws (the gate's later looks), a candidate's processes narrow the
+    /// interval as their number grows, the spread pooled from both sides; as one draw they do not.
+    @Test func independentDrawsNarrowTheIntervalWithMoreProcesses() throws {
+        let baseline = [100.0, 112, 95, 108, 90, 104, 99, 115, 93, 101]
+        let three = [106.0, 118, 100]
+        let twelve = three + [110, 96, 121, 104, 99, 113, 108, 102, 117]
+        func width(_ current: [Double], _ model: ProcessLevelComparison.Model) throws -> Double {
+            let levels = try #require(
+                ProcessLevelComparison(baseline: baseline, current: current, confidenceLevel: 0.95, model: model))
+            return levels.ratioInterval.upper / levels.ratioInterval.lower
+        }
+        #expect(try width(twelve, .independentDraws) < width(three, .independentDraws))
+        #expect(try width(twelve, .independentDraws) < width(twelve, .currentAsOneDraw))
+        // As one draw the candidate's count does not matter, only its mean.
+        #expect(try abs(width(twelve, .currentAsOneDraw) - width(three, .currentAsOneDraw)) < 1e-12)
+        // Two processes in all on two sides leave no degree of freedom for a pooled spread.
+        #expect(
+            ProcessLevelComparison(baseline: [100], current: [101], confidenceLevel: 0.95, model: .independentDraws)
+                == nil)
+    }
+
     @Test func aRegressionBeyondTheProcessSpreadIsCaught() throws {
         let baseline = Synthetic.report([Self.result("s/g/x", levels: [100, 101, 99.5, 100.5, 100], seed: 3)])
         let candidate = Synthetic.report([Self.result("s/g/x", levels: [110, 110.5, 109.5], seed: 7)])

@@ -136,6 +136,16 @@ import Testing
         #expect(
             words([.rerunDidNotConfirm(firstRatio: nil)])
                 == "the first run's regression (?) was not confirmed by a re-run: " + found)
+        let first = ComparisonReason.PerSide(baseline: 10, current: 3)
+        #expect(
+            words([
+                .moreProcesses(firstProcesses: first, addedProcesses: 6, looks: 3, interleaved: false, decided: true)
+            ])
+                == "undecided after 3 processes, decided by 6 more processes (3 looks): " + found)
+        #expect(
+            words([.moreProcesses(firstProcesses: nil, addedProcesses: 2, looks: 1, interleaved: true, decided: false)])
+                == "undecided at first, and still after 2 fresh processes of each build, alternating (1 look): " + found
+        )
         // In order: the re-run frames what its own comparison found and reviewed.
         #expect(words([.rerunMissing, .rerunConfirmed(firstRatio: 1.2)]).hasSuffix("stands (first run +20.0 %)"))
     }

@@ -60,6 +60,15 @@ import Testing
             Reason(.counted(baseline: 1, current: 1.2, ratio: 1.2, outcome: .belowMinimumDifference(0.5))),
             Reason(.onlyInBaseline, substitution: .notMeasured(.instructions)),
             Reason(.noSamples(in: .current), reviews: [.busyMachineInconclusive]),
+            Reason(
+                .tested(
+                    ratio: 1.06, interval: interval, processes: Reason.PerSide(baseline: 10, current: 9), pValue: p,
+                    outcome: .regressed),
+                reviews: [
+                    .moreProcesses(
+                        firstProcesses: Reason.PerSide(baseline: 10, current: 3), addedProcesses: 6, looks: 3,
+                        interleaved: false, decided: true)
+                ]),
             Reason(.ratioUndefined(baselineMedian: 0, pValue: p)),
             Reason(.worded("old words")),
         ]

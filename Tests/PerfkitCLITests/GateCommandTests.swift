@@ -41,6 +41,18 @@ import Testing
         #expect(binary.stderr.contains("--baseline-binary needs --baseline"), "\(binary.stderr)")
     }
 
+    @Test func decideWithinIsSecondsForACommandThatMeasures() throws {
+        for bad in ["-1", "nan", "inf"] {
+            let outcome = try perfkit(["run", "--baseline", "x.json", "--decide-within=\(bad)"])
+            #expect(outcome.status == 1)
+            #expect(
+                outcome.stderr.contains("--decide-within must be a number of seconds, 0 or more"), "\(outcome.stderr)")
+        }
+        let merge = try perfkit(["merge", "a.json", "--baseline", "x.json", "--decide-within", "5"])
+        #expect(merge.status == 1)
+        #expect(merge.stderr.contains("--decide-within measures more processes, and merge measures nothing"))
+    }
+
     @Test func aBaselineBinaryThatIsNotThereIsNamed() throws {
         let outcome = try perfkit(["run", "--baseline", "x.json", "--baseline-binary", "/nonexistent/old"])
         #expect(outcome.status == 1)

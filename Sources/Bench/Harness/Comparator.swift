@@ -26,6 +26,9 @@ public struct Comparator: Sendable {
     /// Level of the bootstrap interval of the ratio of medians.
     public var confidenceLevel: Double
     public var resamples: Int
+    /// What a candidate's processes are worth when levels of processes are compared: one draw by
+    /// default; the gate's later looks (``RegressionGate/MoreProcesses``) count each.
+    package var processModel = ProcessLevelComparison.Model.currentAsOneDraw
 
     public static let multipleComparisonControl = "holm"
 
@@ -269,13 +272,14 @@ public struct Comparator: Sendable {
             if let machine {
                 figures.processLevels = machine.divide(id: id, baseline: &old, current: &new) { raw in
                     ProcessLevelComparison(
-                        baseline: raw.baseline, current: raw.current, confidenceLevel: confidenceLevel)?.ratioInterval
+                        baseline: raw.baseline, current: raw.current, confidenceLevel: confidenceLevel,
+                        model: processModel)?.ratioInterval
                 }
             }
             guard
                 let levels = ProcessLevelComparison(
                     baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! },
-                    confidenceLevel: confidenceLevel)
+                    confidenceLevel: confidenceLevel, model: processModel)
             else {
                 // Measured in processes, whose spread is what a verdict needs, but it cannot be told
                 // (a median not above zero, or processes too few and all alike): no verdict, rather

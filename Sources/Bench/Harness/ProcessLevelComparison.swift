@@ -6,7 +6,7 @@ import PerfStatistics
 /// seed, layout, the machine's minute) by more than samples vary within one, so the current side's level
 /// (log scale) counts as one new draw from the baseline's processes, a t prediction interval: a
 /// difference inside their spread is no change (docs/regression-gate.md, "Per-process levels, measured and used").
-struct ProcessLevelComparison: Equatable {
+package struct ProcessLevelComparison: Equatable {
     /// Geometric means of each side's process medians.
     var baselineLevel: Double
     var currentLevel: Double
@@ -17,9 +17,20 @@ struct ProcessLevelComparison: Equatable {
     var ratioInterval: ConfidenceInterval
     var pValue: Double
 
+    /// What the current side's processes are worth.
+    package enum Model: Sendable, Equatable {
+        /// One draw however many processes it ran, the baseline's spread its spread: the first look
+        /// of a candidate measured in one stretch of the machine's time.
+        case currentAsOneDraw
+        /// Each process one draw, the spread pooled from both sides (two-sample t): for processes
+        /// taken look after look with the machine's factor divided out, or interleaved with the
+        /// baseline's build, so that no stretch of time lands on one side only.
+        case independentDraws
+    }
+
     /// Nil unless both sides have per-process medians, every one positive, and together at least
     /// three (one side with two, so that the spread between processes can be estimated at all).
-    init?(baseline: [Double], current: [Double], confidenceLevel: Double) {
+    init?(baseline: [Double], current: [Double], confidenceLevel: Double, model: Model = .currentAsOneDraw) {
         guard !baseline.isEmpty, !current.isEmpty, baseline.count + current.count >= 3,
             baseline.count >= 2 || current.count >= 2,
             (baseline + current).allSatisfy({ $0 > 0 && $0.isFinite })
@@ -28,19 +39,32 @@ struct ProcessLevelComparison: Equatable {
         let new = current.map { log($0) }
         let oldMean = old.reduce(0, +) / Double(old.count)
         let newMean = new.reduce(0, +) / Double(new.count)
-        // The spread between processes from the baseline's, which ran over a longer time than a
-        // candidate's few; from the current side's only when the baseline ran in one process.
-        let (reference, referenceMean) = old.count >= 2 ? (old, oldMean) : (new, newMean)
-        let squares: Double = reference.reduce(0) { $0 + ($1 - referenceMean) * ($1 - referenceMean) }
-        let degreesOfFreedom = Double(reference.count - 1)
-        let spread = (squares / degreesOfFreedom).squareRoot()
-        // Two processes that happen to agree say little about a third: no spread to stand on.
-        guard spread > 0 || reference.count >= 3 else { return nil }
-        // The current side counts as one process however many it ran: they ran one after another,
-        // in one state of the machine, so averaging them removes their own differences (hash seeds,
-        // layout) but not the machine's drift; as independent draws, a candidate's slow minute called
-        // innocent benchmarks regressed (docs/regression-gate.md, "Per-process levels, measured and used").
-        let standardError = spread * (1 / Double(old.count) + 1).squareRoot()
+        func squares(_ values: [Double], _ mean: Double) -> Double {
+            values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+        }
+        let spread: Double
+        let degreesOfFreedom: Double
+        let standardError: Double
+        switch model {
+        case .currentAsOneDraw:
+            // The spread between processes from the baseline's, which ran over a longer time than a
+            // candidate's few; from the current side's only when the baseline ran in one process.
+            let (reference, referenceMean) = old.count >= 2 ? (old, oldMean) : (new, newMean)
+            degreesOfFreedom = Double(reference.count - 1)
+            spread = (squares(reference, referenceMean) / degreesOfFreedom).squareRoot()
+            // Two processes that happen to agree say little about a third: no spread to stand on.
+            guard spread > 0 || reference.count >= 3 else { return nil }
+            // The current side counts as one process however many it ran: they ran one after another,
+            // in one state of the machine, so averaging them removes their own differences (hash seeds,
+            // layout) but not the machine's drift; as independent draws, a candidate's slow minute called
+            // innocent benchmarks regressed (docs/regression-gate.md, "Per-process levels, measured and used").
+            standardError = spread * (1 / Double(old.count) + 1).squareRoot()
+        case .independentDraws:
+            degreesOfFreedom = Double(old.count + new.count - 2)
+            spread = ((squares(old, oldMean) + squares(new, newMean)) / degreesOfFreedom).squareRoot()
+            guard spread > 0 || degreesOfFreedom >= 2 else { return nil }
+            standardError = spread * (1 / Double(old.count) + 1 / Double(new.count)).squareRoot()
+        }
         let difference = newMean - oldMean
 
         baselineLevel = exp(oldMean)

@@ -23,6 +23,9 @@ public struct RegressionGate: Sendable {
     public var basis: Basis
     /// How the suspects of a run measured in processes are measured again.
     public var secondLook = SecondLook()
+    /// How what the first look left undecided is measured in more processes (a command's choice:
+    /// ``decideUndecided(_:baseline:current:interleaved:measure:)``).
+    public var moreProcesses = MoreProcesses()
 
     public init(comparator: Comparator = Comparator(), basis: Basis = .time(.wallTime)) {
         self.comparator = comparator

@@ -17,12 +17,22 @@ struct ProcessRuns {
     /// Whether the first process takes time profiles although the command line does not say
     /// `--profile` (a baseline's default, RunCommand.profilesByDefault).
     var profileFirst = false
+    /// The executable measured: this one, or the baseline's build (`--baseline-binary`).
+    var executable = PerfkitProcess.executable
+    /// The command line each child gets before its report folder and filter: this process's own,
+    /// unless given (the gate's later looks give only the measuring options, which a baseline's
+    /// older build knows too).
+    var arguments: [String]? = nil
 
     /// What each child runs: this process's arguments, then where its report goes. Only the first
     /// takes time profiles (`--profile`, or `profileFirst`): the merged report keeps the first process's.
-    func childArguments(
-        reportDirectory: URL, index: Int = 0, arguments: [String] = Array(CommandLine.arguments.dropFirst())
-    ) -> [String] {
+    func childArguments(reportDirectory: URL, index: Int = 0) -> [String] {
+        childArguments(
+            reportDirectory: reportDirectory, index: index,
+            arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
+    }
+
+    func childArguments(reportDirectory: URL, index: Int = 0, arguments: [String]) -> [String] {
         arguments.filter { index == 0 || $0 != "--profile" } + (index == 0 && profileFirst ? ["--profile"] : [])
             + ["--child-report-directory", reportDirectory.path] + (filter.map { ["--filter", $0] } ?? [])
     }
@@ -42,11 +52,12 @@ struct ProcessRuns {
 
         var reports: [Report] = []
         for index in 0..<count {
-            printError("run: process \(index + 1) of \(count)\n")
+            if count > 1 { printError("run: process \(index + 1) of \(count)\n") }
             let directory = work.appendingPathComponent("process-\(index)")
             let status: Int32
             do {
-                status = try PerfkitProcess.run(childArguments(reportDirectory: directory, index: index), quiet: true)
+                status = try PerfkitProcess.run(
+                    childArguments(reportDirectory: directory, index: index), executable: executable, quiet: true)
             } catch let interrupted as PerfkitProcess.Interrupted {
                 guard !reports.isEmpty else { throw interrupted }
                 var report = merged(reports)
@@ -57,7 +68,7 @@ struct ProcessRuns {
             guard status == 0 else {
                 throw PerfkitError(
                     .runFailed,
-                    "\(PerfkitProcess.executable.path): process \(index + 1) of \(count) failed with exit status \(status)"
+                    "\(executable.path): process \(index + 1) of \(count) failed with exit status \(status)"
                 )
             }
             var report = try PerfkitProcess.onlyReport(in: directory)

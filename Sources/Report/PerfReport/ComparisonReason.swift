@@ -140,6 +140,13 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         case rerunConfirmed(firstRatio: Double?)
         /// The re-run did not find the first run's regression; the first run's ratio.
         case rerunDidNotConfirm(firstRatio: Double?)
+        /// The first look left it undecided (its interval reached beyond the threshold), so the gate
+        /// measured it in `addedProcesses` more processes over `looks` looks, each look's interval and
+        /// test at the level that keeps all looks together at the comparator's (`firstProcesses`: each
+        /// side's at the first look; `interleaved`: that many fresh processes of each build, alternating,
+        /// were compared); `decided`: whether a look decided it before the looks ran out.
+        case moreProcesses(
+            firstProcesses: PerSide<Int>?, addedProcesses: Int, looks: Int, interleaved: Bool, decided: Bool)
         /// This run's exact counts disagreed between its samples by `spreadPercent` (more than a
         /// count to gate on may), but every sample lay beyond the threshold on the same side.
         case beyondSampleWobble(spreadPercent: Double)

@@ -82,6 +82,15 @@ public enum ComparisonWording {
             return "confirmed by a re-run: \(text) (first run \(change(first)))"
         case .rerunDidNotConfirm(let first):
             return "the first run's regression (\(change(first))) was not confirmed by a re-run: \(text)"
+        case .moreProcesses(let first, let added, let looks, let interleaved, let decided):
+            let before = first.map { "after \($0.current) process\($0.current == 1 ? "" : "es")" } ?? "at first"
+            let more =
+                (interleaved
+                    ? "\(added) fresh process\(added == 1 ? "" : "es") of each build, alternating"
+                    : "\(added) more process\(added == 1 ? "" : "es")") + " (\(looks) look\(looks == 1 ? "" : "s"))"
+            return decided
+                ? "undecided \(before), decided by \(more): \(text)"
+                : "undecided \(before), and still after \(more): \(text)"
         case .beyondSampleWobble(let spread):
             return text
                 + "; this run's samples disagreed by \(String(format: "%.2f", spread))%, but every one lay beyond "

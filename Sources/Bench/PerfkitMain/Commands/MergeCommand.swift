@@ -37,6 +37,9 @@ struct MergeCommand: ParsableCommand {
         if into != nil && gate.baseline != nil {
             throw ValidationError("--into writes a plain report; drop --baseline")
         }
+        if gate.decideWithin != nil {
+            throw ValidationError("--decide-within measures more processes, and merge measures nothing: drop it")
+        }
     }
 
     func run() throws {

@@ -30,6 +30,66 @@ extension RunCommand {
         return RegressionGate.Remeasured(baseline: baseline.report, current: again)
     }
 
+    /// The gate's later looks at what its first left undecided (``RegressionGate/decideUndecided(_:baseline:current:interleaved:measure:)``):
+    /// each look ``RegressionGate/MoreProcesses/processesPerLook`` processes, alternating with the
+    /// baseline's build when `--baseline-binary` gave it, while `--decide-within` has time for one
+    /// more (judged by the last look's time); a run in one process keeps its verdicts.
+    func measureUndecided(_ decision: RegressionGate.Decision, baseline: GatedBaseline, current report: Report) throws
+        -> RegressionGate.Decision
+    {
+        let policy = baseline.gate.moreProcesses
+        let baseBuild = baseline.binary.map { URL(fileURLWithPath: $0) }
+        let undecided = policy.undecided(decision.comparison, interleaved: baseBuild != nil)
+        guard processes > 1, !undecided.isEmpty, !InterruptFlag.isSet else { return decision }
+        printError(
+            "run: \(undecided.joined(separator: ", ")) undecided; measuring in more processes"
+                + "\(baseBuild == nil ? "" : ", beside the baseline's build,") for up to \(String(format: "%g", policy.budgetSeconds)) s\n"
+        )
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int64(policy.budgetSeconds * 1000))
+        var lastLook: Duration = .zero
+        var look = 0
+        let decided = try baseline.gate.decideUndecided(
+            decision, baseline: baseline.report, current: report, interleaved: baseBuild != nil
+        ) { ids in
+            guard !InterruptFlag.isSet, deadline - clock.now > lastLook else { return nil }
+            let started = clock.now
+            let filter = InterleavedComparison.filter(matchingExactly: ids)
+            var sides: [InterleavedComparison.Side: Report] = [:]
+            for index in 0..<policy.processesPerLook {
+                let order = InterleavedComparison.order(round: look * policy.processesPerLook + index)
+                for side in [order.first, order.second] where side == .current || baseBuild != nil {
+                    let runs = ProcessRuns(
+                        count: 1, filter: filter, executable: side == .current ? PerfkitProcess.executable : baseBuild!,
+                        arguments: measuringArguments)
+                    sides[side] = RegressionGate.appendingProcesses(of: try runs.measure(), to: sides[side])
+                }
+            }
+            look += 1
+            lastLook = clock.now - started
+            return RegressionGate.Remeasured(baseline: sides[.baseline] ?? baseline.report, current: sides[.current]!)
+        }
+        // What the looks did, a line each: "…/heap (regressed): undecided after 3 processes, decided by …".
+        for entry in decided.comparison.entries where undecided.contains(entry.id) {
+            guard let clause = entry.explanation.split(separator: ";").first else { continue }
+            printError("run: \(entry.id) (\(entry.verdict.rawValue)): \(clause)\n")
+        }
+        return decided
+    }
+
+    /// The options that decide how a child measures, and nothing else: what the gate's later looks
+    /// give a child of either build (an older baseline build knows these, not the gate's newer ones).
+    var measuringArguments: [String] {
+        var arguments = ["run"]
+        if quick { arguments.append("--quick") }
+        if thorough { arguments.append("--thorough") }
+        if let samples { arguments += ["--samples", "\(samples)"] }
+        if let rounds { arguments += ["--rounds", "\(rounds)"] }
+        if let timeBudget { arguments += ["--time-budget", "\(timeBudget)"] }
+        if allowDebugBuild { arguments.append("--allow-debug-build") }
+        return arguments
+    }
+
     /// Measures the selection in this process, with a progress line on a terminal.
     func measure(_ selection: BenchmarkSelection) -> Report {
         let profile = quick ? "quick" : thorough ? "thorough" : "default"

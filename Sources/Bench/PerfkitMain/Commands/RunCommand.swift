@@ -180,9 +180,10 @@ struct RunCommand: ParsableCommand {
         // The baseline as shown beside the report: with the time profiles the gate took of it.
         var shownBaseline = baseline?.report
         if let baseline {
-            report.comparison = try baseline.gate.decide(baseline: baseline.report, current: report) { suspects in
+            let decision = try baseline.gate.decide(baseline: baseline.report, current: report) { suspects in
                 try measureAgain(suspects, baseline: baseline, current: report)
-            }.comparison
+            }
+            report.comparison = try measureUndecided(decision, baseline: baseline, current: report).comparison
             // The findings print it: one line on what a single process cannot tell.
             let caveats = baseline.gate.caveats(baseline: baseline.report, current: report)
             if !caveats.isEmpty { report.comparison?.caveats = caveats }

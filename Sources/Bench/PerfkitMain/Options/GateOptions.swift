@@ -33,7 +33,21 @@ struct GateOptions: ParsableArguments {
                 """))
     var baselineBinary: String?
 
+    @Option(
+        name: .customLong("decide-within"),
+        help: ArgumentHelp(
+            "Seconds the gate may spend measuring what its first look left undecided (default 20; 0: none).",
+            discussion: """
+                A run in processes (--processes N) whose time is within noise with an interval beyond the \
+                threshold measures that benchmark in more processes, look after look, until it is decided \
+                or this time is spent; with --baseline-binary both builds alternate, on fresh processes.
+                """))
+    var decideWithin: Double?
+
     func validate() throws {
+        if let decideWithin, !(decideWithin >= 0) || !decideWithin.isFinite {
+            throw ValidationError("--decide-within must be a number of seconds, 0 or more")
+        }
         if baseline == nil && (gateMetric != nil || summary != nil) {
             throw ValidationError("--gate-metric and --summary need --baseline")
         }
@@ -58,9 +72,10 @@ struct GateOptions: ParsableArguments {
         -> GatedBaseline?
     {
         guard let baseline else { return nil }
-        let gate = RegressionGate(
+        var gate = RegressionGate(
             comparator: comparison.comparator,
             basis: gateMetric.map { .counts($0.metrics, remedies: .commandLine) } ?? .time(.wallTime))
+        if let decideWithin { gate.moreProcesses.budgetSeconds = decideWithin }
         let report = try loadReport(baseline)
         try admit(report, path: baseline, currentIDs: ids, timing: timing, gate: gate)
         return GatedBaseline(path: baseline, report: report, gate: gate, binary: baselineBinary)

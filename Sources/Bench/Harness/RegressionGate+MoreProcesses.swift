@@ -1,0 +1,171 @@
+import Foundation
+import PerfReport
+
+extension RegressionGate {
+    /// The looks after the first for what it left undecided: a time whose interval reached beyond the
+    /// threshold is measured in more processes, look after look, until its interval settles on one
+    /// side or the time for looks runs out (docs/regression-gate.md, "More processes for what the
+    /// first look cannot decide").
+    ///
+    /// A look counts each process as a draw (``ProcessLevelComparison/Model/independentDraws``):
+    /// against the stored baseline only with the machine's factor divided out of every process, or
+    /// with the baseline's build measured beside the candidate, alternating, on fresh processes only.
+    /// Each look tests at alpha / ``maximumLooks`` with an interval of level 1 − (1 − level) /
+    /// ``maximumLooks`` (Bonferroni over looks): whichever look decides, an unchanged benchmark is
+    /// called regressed with at most the comparator's alpha, however the looks depend on each other.
+    public struct MoreProcesses: Sendable, Equatable {
+        /// Seconds a command may spend on looks; 0: none, the first look's verdicts stand.
+        public var budgetSeconds: Double = 20
+        /// Processes a look adds to each side it measures.
+        public var processesPerLook = 2
+        /// Looks at most; the level each look is tested at is set by it.
+        public var maximumLooks = 6
+
+        public init() {}
+
+        /// The time entries of a comparison in processes that more processes could decide: *within
+        /// noise* because the interval reached beyond the threshold or included no change, on a machine
+        /// that was not busy; without `interleaved` only those on relative levels (the machine's factor
+        /// divided out), as raw levels of a candidate's processes share its minute.
+        public func undecided(_ comparison: Comparison, interleaved: Bool) -> [String] {
+            guard budgetSeconds > 0, maximumLooks > 0, processesPerLook > 0 else { return [] }
+            return comparison.entries.filter { entry in
+                guard entry.metric == .wallTime || entry.metric == .cpuTime, entry.verdict == .withinNoise,
+                    entry.reason.substitution == nil, entry.reason.reviews.isEmpty,
+                    case .tested(_, _, let processes, _, let outcome) = entry.reason.finding, processes != nil,
+                    outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
+                else { return false }
+                if interleaved { return true }
+                if case .relative? = entry.reason.processLevels { return true }
+                return false
+            }.map(\.id)
+        }
+
+        /// The comparator of a look: each process a draw, alpha and the interval's level shared out
+        /// over ``maximumLooks``.
+        func comparator(_ first: Comparator) -> Comparator {
+            var look = first
+            look.processModel = .independentDraws
+            look.alpha = first.alpha / Double(maximumLooks)
+            look.confidenceLevel = 1 - (1 - first.confidenceLevel) / Double(maximumLooks)
+            return look
+        }
+    }
+
+    /// `decision` with the benchmarks its first look left undecided (``MoreProcesses/undecided(_:interleaved:)``)
+    /// measured again by `measure`, look after look, until each is decided or the policy allows no more
+    /// looks. `measure` gets a look's benchmarks (the undecided, then companions for the machine's
+    /// factor) and returns new processes of the current side and, when `interleaved`, of the baseline's
+    /// build beside them (else the stored baseline); nil: no more looks (the time ran out, Ctrl-C).
+    /// An entry a look decided, or the last look's, replaces the first one's, with a review saying so.
+    public func decideUndecided(
+        _ decision: Decision, baseline: Report, current: Report, interleaved: Bool,
+        measure: (_ benchmarks: [String]) throws -> Remeasured?
+    ) rethrows -> Decision {
+        var open = moreProcesses.undecided(decision.comparison, interleaved: interleaved)
+        guard !open.isEmpty else { return decision }
+        let lookGate = RegressionGate(comparator: moreProcesses.comparator(comparator), basis: basis)
+        var sides: (baseline: Report?, current: Report?) = interleaved ? (nil, nil) : (baseline, current)
+        var outcomes: [String: LookOutcome] = [:]
+        var looks = 0
+        while !open.isEmpty, looks < moreProcesses.maximumLooks {
+            let ids = secondLook.benchmarks(suspects: open, baseline: baseline, current: current)
+            guard let again = try measure(ids) else { break }
+            looks += 1
+            sides.current = Self.appendingProcesses(of: again.current, to: sides.current)
+            sides.baseline = interleaved ? Self.appendingProcesses(of: again.baseline, to: sides.baseline) : baseline
+            let measured = Set(ids)
+            let look = lookGate.compare(
+                baseline: Self.only(measured, of: sides.baseline!), current: Self.only(measured, of: sides.current!))
+            for entry in look.entries where open.contains(entry.id) {
+                if !interleaved && !Self.onRelativeLevels(entry) {
+                    // The machine's factor could not be told in a new process: no draw to count.
+                    open.removeAll { $0 == entry.id }
+                    continue
+                }
+                var outcome = LookOutcome(entry: entry, looks: looks)
+                if Self.waitedForCPU(entry.id, in: again, interleaved: interleaved) {
+                    // Both builds busy alike is no busier side, but their processes' levels then move
+                    // with the neighbours by more than their spread says: no verdict (a false
+                    // regression of 27% in 8 pairs of processes under a load of 5, 2026-11-29).
+                    outcome.entry.review(.busyMachineInconclusive, verdict: .inconclusive)
+                    outcome.stopped = true
+                } else if entry.verdict == .regressed || entry.verdict == .improved || entry.verdict == .noChange {
+                    outcome.stopped = true
+                }
+                outcomes[entry.id] = outcome
+                if outcome.stopped { open.removeAll { $0 == entry.id } }
+            }
+        }
+        guard !outcomes.isEmpty else { return decision }
+        var result = decision
+        result.comparison.entries = decision.comparison.entries.map { first in
+            guard let outcome = outcomes[first.id] else { return first }
+            var later = outcome.entry
+            let firstProcesses = Self.processes(first)
+            let finalCount = Self.processes(later)?.current ?? 0
+            // Said first, so that the words read "undecided after 3 processes, decided by …: <finding>".
+            later.reason.reviews.insert(
+                .moreProcesses(
+                    firstProcesses: firstProcesses,
+                    addedProcesses: interleaved ? finalCount : finalCount - (firstProcesses?.current ?? 0),
+                    looks: outcome.looks, interleaved: interleaved,
+                    decided: outcome.stopped && later.verdict != .inconclusive), at: 0)
+            return later
+        }
+        return result
+    }
+
+    /// A benchmark's last look: its entry, how many looks it took, whether they stopped there.
+    struct LookOutcome {
+        var entry: ComparisonEntry
+        var looks: Int
+        var stopped = false
+    }
+
+    /// Whether a look's new processes of `id` got less of the CPU than a quiet machine gives
+    /// (``MachineContention/busyShare`` of their wall time), on either side it measured.
+    static func waitedForCPU(_ id: String, in look: Remeasured, interleaved: Bool) -> Bool {
+        let sides = interleaved ? [look.baseline, look.current] : [look.current]
+        return sides.contains { report in
+            guard let result = report.benchmarks.first(where: { $0.id == id }),
+                let onCPU = MachineContention.onCPU(result)
+            else { return false }
+            return onCPU.share < MachineContention.busyShare
+        }
+    }
+
+    /// Each side's processes a tested entry compared, when it compared processes.
+    static func processes(_ entry: ComparisonEntry) -> ComparisonReason.PerSide<Int>? {
+        if case .tested(_, _, let processes, _, _) = entry.reason.finding { return processes }
+        return nil
+    }
+
+    static func onRelativeLevels(_ entry: ComparisonEntry) -> Bool {
+        if case .relative? = entry.reason.processLevels { return true }
+        return false
+    }
+
+    /// `report`'s benchmarks in `ids` only, so that a look's Holm correction and shared-slowdown review
+    /// count what it measured.
+    static func only(_ ids: Set<String>, of report: Report) -> Report {
+        var kept = report
+        kept.benchmarks = report.benchmarks.filter { ids.contains($0.id) }
+        return kept
+    }
+
+    /// `earlier` and `new` as one report, `new`'s processes numbered after `earlier`'s.
+    package static func appendingProcesses(of new: Report, to earlier: Report?) -> Report {
+        guard let earlier else { return new }
+        let next =
+            (earlier.benchmarks.flatMap { $0.samples.compactMap(\.process) }.max() ?? -1) + 1
+        var renumbered = new
+        for benchmark in renumbered.benchmarks.indices {
+            for sample in renumbered.benchmarks[benchmark].samples.indices {
+                renumbered.benchmarks[benchmark].samples[sample].process =
+                    next + (renumbered.benchmarks[benchmark].samples[sample].process ?? 0)
+            }
+        }
+        return InterleavedComparison.merge([earlier, renumbered])!
+    }
+}

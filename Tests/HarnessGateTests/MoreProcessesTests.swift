@@ -1,0 +1,195 @@
+import Foundation
+import PerfReport
+import Testing
+
+@testable import Harness
+
+/// The gate's later looks (issue #61): what the first look leaves within noise, because a benchmark's
+/// processes lie far apart (its layout, its hash seed), is measured in more processes until decided.
+@Suite struct MoreProcessesTests {
+    static let ids = ["S/g/heap"] + (1..<6).map { "S/g/other\($0)" }
+    let gate = RegressionGate(basis: .time(.wallTime))
+
+    /// A benchmark's own level in a process: normal around 1 with `spread` (log scale), seeded by
+    /// benchmark, side and process so that every test run draws the same.
+    static func ownLevel(_ benchmark: Int, _ process: Int, seed: UInt64, spread: Double) -> Double {
+        var generator = SplitMix64(seed: seed &* 1_000_003 &+ UInt64(benchmark * 7919 + process))
+        let u1 = max(Double(generator.next() >> 11) / Double(1 << 53), 1e-12)
+        let u2 = Double(generator.next() >> 11) / Double(1 << 53)
+        return exp(spread * (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2))
+    }
+
+    /// `processes` processes of `ids` (the heap first, its own spread `heapSpread`, the others ±1%),
+    /// on a steady machine, each benchmark at 100·(index + 1) ns times `ratios[id]`; 6 samples a process.
+    static func report(
+        processes: Int, ids: [String] = ids, ratios: [String: Double] = [:], heapSpread: Double, seed: UInt64
+    ) -> Report {
+        let results = ids.map { id in
+            let index = Self.ids.firstIndex(of: id)!
+            var values: [Double] = []
+            var tags: [Int] = []
+            for process in 0..<processes {
+                let own = ownLevel(index, process, seed: seed, spread: index == 0 ? heapSpread : 0.01)
+                let median = 100 * Double(index + 1) * own * (ratios[id] ?? 1)
+                values += GateFixtures.spread(count: 6, mean: median, relativeSpread: 0.003, phase: process)
+                tags += Array(repeating: process, count: 6)
+            }
+            var result = GateFixtures.result(id, nanosecondsPerOperation: values)
+            for sample in result.samples.indices { result.samples[sample].process = tags[sample] }
+            return result
+        }
+        return GateFixtures.report(results)
+    }
+
+    func entry(_ decision: RegressionGate.Decision, _ id: String = ids[0]) throws -> ComparisonEntry {
+        try #require(decision.comparison.entries.first { $0.id == id })
+    }
+
+    /// +20% on a benchmark whose processes lie 10% apart: three candidate processes, one draw, cannot
+    /// tell it; more processes, each a draw once the machine's factor is divided out, do.
+    @Test func aSlowdownTheFirstLookCannotTellIsDecidedByMoreProcesses() throws {
+        let heap = Self.ids[0]
+        let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: [heap: 1.2], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        let firstHeap = try entry(first)
+        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false) == [heap])
+
+        var asked: [[String]] = []
+        let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
+            asked.append(ids)
+            let again = Self.report(
+                processes: 2, ids: ids, ratios: [heap: 1.2], heapSpread: 0.1, seed: 10 + UInt64(asked.count))
+            return RegressionGate.Remeasured(baseline: baseline, current: again)
+        }
+        let later = try entry(decided)
+        #expect(later.verdict == .regressed, "\(later.explanation)")
+        #expect(asked.first == [heap] + Self.ids[1...3])
+        guard case .moreProcesses(let firstProcesses, let added, let looks, false, true)? = later.reason.reviews.last
+        else {
+            Issue.record("no review of the later looks: \(later.reason.reviews)")
+            return
+        }
+        #expect(firstProcesses == ComparisonReason.PerSide(baseline: 10, current: 3))
+        #expect(looks == asked.count && looks <= gate.moreProcesses.maximumLooks && added == 2 * looks)
+        guard case .tested(_, let interval, let processes?, _, _) = later.reason.finding else {
+            Issue.record("not tested in processes: \(later.reason.finding)")
+            return
+        }
+        #expect(processes.current == 3 + 2 * looks)
+        // Each look's interval is at the level that keeps all looks together at 95%.
+        #expect(abs(interval.level - (1 - 0.05 / Double(gate.moreProcesses.maximumLooks))) < 1e-9)
+        #expect(
+            later.explanation.hasPrefix(
+                "undecided after 3 processes, decided by \(added) more processes (\(looks) looks)"))
+        // The other benchmarks keep their first verdicts.
+        for id in Self.ids.dropFirst() { #expect(try entry(decided, id) == entry(first, id)) }
+    }
+
+    /// No change on a benchmark whose processes lie 3% apart: within noise at first (the interval
+    /// reaches beyond ±5%), no change once more processes narrow it.
+    @Test func anUnchangedBenchmarkIsDecidedUnchanged() throws {
+        let baseline = Self.report(processes: 10, heapSpread: 0.03, seed: 3)
+        let current = Self.report(processes: 3, heapSpread: 0.03, seed: 4)
+        let first = gate.decide(baseline: baseline, current: current)
+        let firstHeap = try entry(first)
+        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        var looks = 0
+        let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
+            looks += 1
+            let again = Self.report(processes: 2, ids: ids, heapSpread: 0.03, seed: 20 + UInt64(looks))
+            return RegressionGate.Remeasured(baseline: baseline, current: again)
+        }
+        let later = try entry(decided)
+        #expect(later.verdict == .noChange, "\(later.explanation)")
+        #expect(!decided.comparison.hasRegression)
+    }
+
+    /// With the baseline's build measured beside the candidate, only the fresh processes of both
+    /// builds are compared: the stored baseline's minute no longer matters.
+    @Test func interleavedLooksCompareFreshProcessesOfBothBuilds() throws {
+        let heap = Self.ids[0]
+        // A stored baseline from a slower hour: every benchmark 30% slower than now.
+        var slowHour: [String: Double] = [:]
+        for id in Self.ids { slowHour[id] = 1.3 }
+        let baseline = Self.report(processes: 10, ratios: slowHour, heapSpread: 0.1, seed: 5)
+        let current = Self.report(processes: 3, ratios: [heap: 1.2], heapSpread: 0.1, seed: 6)
+        let first = gate.decide(baseline: baseline, current: current)
+        #expect(gate.moreProcesses.undecided(first.comparison, interleaved: true).contains(heap))
+        var looks = 0
+        let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: true) { ids in
+            looks += 1
+            return RegressionGate.Remeasured(
+                baseline: Self.report(processes: 2, ids: ids, heapSpread: 0.1, seed: 30 + UInt64(looks)),
+                current: Self.report(
+                    processes: 2, ids: ids, ratios: [heap: 1.2], heapSpread: 0.1, seed: 40 + UInt64(looks)))
+        }
+        let later = try entry(decided)
+        guard case .tested(let ratio, _, let processes?, _, _) = later.reason.finding else {
+            Issue.record("not tested in processes: \(later.reason.finding)")
+            return
+        }
+        #expect(processes == ComparisonReason.PerSide(baseline: 2 * looks, current: 2 * looks))
+        #expect(abs(ratio - 1.2) < 0.08, "\(later.explanation)")
+        #expect(later.verdict == .regressed, "\(later.explanation)")
+        guard case .moreProcesses(_, 2 * looks, looks, true, true)? = later.reason.reviews.last else {
+            Issue.record("no interleaved review: \(later.reason.reviews)")
+            return
+        }
+    }
+
+    /// Looks on a machine whose neighbours take the CPU from both builds alike (no busier side) are
+    /// no verdict: the benchmark is inconclusive, never regressed or unchanged.
+    @Test func looksOnABusyMachineAreInconclusive() throws {
+        let heap = Self.ids[0]
+        let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: [heap: 1.2], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        func busy(_ report: Report) -> Report {
+            var report = report
+            for benchmark in report.benchmarks.indices {
+                for sample in report.benchmarks[benchmark].samples.indices {
+                    report.benchmarks[benchmark].samples[sample].cpuNanoseconds! *= 0.6
+                }
+            }
+            return report
+        }
+        var looks = 0
+        let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: true) { ids in
+            looks += 1
+            return RegressionGate.Remeasured(
+                baseline: busy(Self.report(processes: 2, ids: ids, heapSpread: 0.1, seed: 50)),
+                current: busy(Self.report(processes: 2, ids: ids, ratios: [heap: 1.2], heapSpread: 0.1, seed: 60)))
+        }
+        let later = try entry(decided)
+        #expect(looks == 1)
+        #expect(later.verdict == .inconclusive, "\(later.explanation)")
+        #expect(later.explanation.hasPrefix("undecided after 3 processes, and still after 2 fresh processes"))
+        #expect(later.explanation.hasSuffix("inconclusive: the machine was busy, measure again when it is quieter"))
+        #expect(RegressionGate.Status(decided.comparison) == .inconclusive)
+    }
+
+    /// No time for a look (the closure measures nothing): the first verdicts stand, unreviewed.
+    @Test func noTimeForALookKeepsTheFirstVerdicts() {
+        let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: [Self.ids[0]: 1.2], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        let kept = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { _ in nil }
+        #expect(kept == first)
+        var off = gate
+        off.moreProcesses.budgetSeconds = 0
+        #expect(off.moreProcesses.undecided(first.comparison, interleaved: false).isEmpty)
+    }
+
+    /// Raw levels (too few benchmarks to tell the machine's factor) are never counted as draws
+    /// against the stored baseline: a candidate's processes share its minute.
+    @Test func rawLevelsAreNotMeasuredAgainstTheStoredBaseline() {
+        let few = Array(Self.ids.prefix(3))
+        let baseline = Self.report(processes: 10, ids: few, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ids: few, ratios: [few[0]: 1.2], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false).isEmpty)
+        #expect(gate.moreProcesses.undecided(first.comparison, interleaved: true) == [few[0]])
+    }
+}
