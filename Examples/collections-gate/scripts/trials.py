@@ -7,15 +7,17 @@ machine, then runs K trials in each condition -- quiet, one core busy, both core
 neighbour processes this script starts and stops), and a moving host (one CPU-bound neighbour that
 starts and stops every 4 s for the whole condition, its own baselines included: they are measured
 under it, not on the quiet machine) -- of each build against that baseline, the builds interleaved
-(base, +5%, +10%, then rotated). Three gates: the wall-time gate (`run --processes M --baseline`,
-against a baseline of N processes), the count gate (instructions and allocations under callgrind,
+(base, +5%, +10%, then rotated). Four gates: the wall-time gate (`run --processes M --baseline`,
+against a baseline of N processes; what its first look leaves undecided it measures in more processes
+for up to --decide-within seconds), the same beside the unchanged build (`wall-beside`: with
+`--baseline-binary`, its later looks alternate both builds), the count gate (instructions and allocations under callgrind,
 2%) and `ci` (each build against the unchanged one, interleaved in alternating processes, CPU
 time). --conditions and --gates choose some, so that the trials can be run in parts. Prints a
 markdown table and writes every trial's outcome as JSON.
 
 usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving]
-                         [--gates wall-time,count,ci] [--baseline-processes N]
-                         [--candidate-processes M] [--json FILE]
+                         [--gates wall-time,wall-beside,count,ci] [--baseline-processes N]
+                         [--candidate-processes M] [--decide-within SECONDS] [--json FILE]
 """
 import argparse
 import glob
@@ -38,7 +40,7 @@ NEIGHBOURS = {"quiet": 0, "one-busy": 1, "both-busy": 2}
 MOVING = "moving"
 MOVING_PERIOD_SECONDS = 4.0
 CONDITIONS = list(NEIGHBOURS) + [MOVING]
-GATES = ["wall", "count", "ci"]
+GATES = ["wall", "wall-beside", "count", "ci"]
 GATE_NAMES = {"wall-time": "wall"}
 
 
@@ -109,7 +111,7 @@ def measure_baselines(gates, executables, work, baseline_processes, host):
     "moving" while its neighbour comes and goes); returns them and the wall baseline's process spread."""
     baselines = {}
     floor = None
-    if "wall" in gates:
+    if "wall" in gates or "wall-beside" in gates:
         print(f"trials: wall-time baseline, {baseline_processes} processes, {host}", file=sys.stderr)
         directory = os.path.join(work, f"wall-baseline-{host}")
         subprocess.run([executables["base"], "run", "--processes", str(baseline_processes),
@@ -167,9 +169,10 @@ def main():
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help=f"some of {', '.join(CONDITIONS)}, comma-separated")
     parser.add_argument("--gates", default="wall-time,count,ci",
-                        help="some of wall-time (or wall), count, ci, comma-separated")
+                        help="some of wall-time (or wall), wall-beside, count, ci, comma-separated")
     parser.add_argument("--baseline-processes", type=int, default=10)
     parser.add_argument("--candidate-processes", type=int, default=3)
+    parser.add_argument("--decide-within", help="the wall-time gates' --decide-within (default: perfkit's)")
     parser.add_argument("--json", help="write every trial's outcome here")
     args = parser.parse_args()
     conditions = args.conditions.split(",")
@@ -179,7 +182,7 @@ def main():
             sys.exit(f"trials: unknown condition {condition} (use {', '.join(CONDITIONS)})")
     for gate in gates:
         if gate not in GATES:
-            sys.exit(f"trials: unknown gate {gate} (use wall-time, count, ci)")
+            sys.exit(f"trials: unknown gate {gate} (use wall-time, wall-beside, count, ci)")
 
     executables = {variant: build(variant) for variant in BUILDS}
     work = tempfile.mkdtemp(prefix="collections-trials-")
@@ -191,9 +194,13 @@ def main():
             baselines["quiet"], floors["quiet"] = measure_baselines(
                 gates, executables, work, args.baseline_processes, "quiet")
 
+        decide = ["--decide-within", args.decide_within] if args.decide_within is not None else []
         gate_arguments = {
             "wall": lambda host: ["run", "--processes", str(args.candidate_processes),
-                                  "--baseline", baselines[host]["wall"]],
+                                  "--baseline", baselines[host]["wall"]] + decide,
+            "wall-beside": lambda host: ["run", "--processes", str(args.candidate_processes),
+                                         "--baseline", baselines[host]["wall"],
+                                         "--baseline-binary", executables["base"]] + decide,
             "count": lambda host: ["run", "--quick", "--instructions", "--allocations",
                                    "--baseline", baselines[host]["count"],
                                    "--gate-metric", "instructions,allocations", "--threshold", "2"],
@@ -237,7 +244,7 @@ def main():
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "trials": args.trials,
-                           "baselineProcessSpreadPercent": floors if "wall" in gates else None,
+                           "baselineProcessSpreadPercent": floors if "wall" in gates or "wall-beside" in gates else None,
                            "baselineProcesses": args.baseline_processes,
                            "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)
         print(table(results, conditions, gates, args.trials))
