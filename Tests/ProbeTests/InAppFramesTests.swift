@@ -1,7 +1,7 @@
 import ProbeRecords
 import Testing
 
-@testable import Probe
+@_spi(Tooling) @testable import Probe
 
 /// Stalls grouped by the program's own frames: the system frames below them do not split a group.
 @Suite struct InAppFramesTests {
@@ -105,10 +105,24 @@ import Testing
         #expect(!InAppFrames.isInApp(Self.frame(nil, "[anon:jit]")))
     }
 
+    /// The runtime's C++ frames read as C++ (`__cxa_demangle`, which the Swift runtime loads), as
+    /// Swift's backtracer and `perfkit stalls` show them; a name that is not C++ is left alone.
+    @Test func cxxNamesAreDemangled() {
+        #expect(
+            Demangler.demangle("_ZN5swift34runJobInEstablishedExecutorContextEPNS_3JobE")
+                == "swift::runJobInEstablishedExecutorContext(swift::Job*)")
+        #expect(
+            Demangler.functionName("_ZL23completeTaskWithClosurePN5swift12AsyncContextEPNS_10SwiftErrorE")
+                == "completeTaskWithClosure(swift::AsyncContext*, swift::SwiftError*)")
+        #expect(Demangler.demangle("_Znot-a-name") == "_Znot-a-name")
+        #expect(Demangler.demangle("start_thread") == "start_thread")
+    }
+
     /// `-static-stdlib`: the runtime is in the executable and is recognised by its function names.
     @Test func aStaticallyLinkedRuntimeIsRecognisedByName() {
         for symbol in [
             "swift_retain", "swift_task_switch", "_swift_stdlib_malloc_size", "_ZN5swift9Demangle4NodeC2Ev",
+            "swift::runJobInEstablishedExecutorContext(swift::Job*)",
             "dispatch_time", "_dispatch_lane_invoke", "_Block_copy", "CFRunLoopRun", "__CFRunLoopRun",
             "Swift.Array.append(__owned A) -> ()",
             "_Concurrency.Task.sleep(nanoseconds: Swift.UInt64) async throws -> ()",

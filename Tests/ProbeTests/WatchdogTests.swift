@@ -76,27 +76,20 @@ struct WatchdogTests {
         let watchdog = Watchdog(
             watching: .heartbeat(thread.heartbeat), configuration: configuration("sleep", collector: collector))
         try watchdog.start()
-        let slept = Mutex<(nanoseconds: Double, signals: UInt64)>((0, 0))
+        let slept = Mutex<Double>(0)
         thread.run {
             let start = DispatchTime.now().uptimeNanoseconds
-            let signals = cprobe_samples_answered_by_this_thread()
             sleepForProbeTest(microseconds: 400_000)
-            slept.withLock {
-                $0 = (
-                    Double(DispatchTime.now().uptimeNanoseconds - start),
-                    cprobe_samples_answered_by_this_thread() - signals
-                )
-            }
+            slept.withLock { $0 = Double(DispatchTime.now().uptimeNanoseconds - start) }
         }
         Thread.sleep(forTimeInterval: 0.15)
         watchdog.stop()
-        // A signal would have ended usleep early with EINTR.
-        #expect(slept.withLock { $0.nanoseconds } >= 390e6)
+        // A signal would have ended usleep early with EINTR: the watchdog never signalled it asleep.
+        // (Signals it answered while running are not counted against the record's R states: another
+        // suite's thread dump, sampling every thread, may signal it just before it sleeps.)
+        #expect(slept.withLock { $0 } >= 390e6)
         let stalls = collector.all
         try #require(stalls.count == 1)
-        // Only a thread seen running is signalled (under load, once its sleep ended and it waited
-        // for a CPU): never while it slept.
-        #expect(slept.withLock { $0.signals } <= stalls[0].threadStates.count { $0 == "R" })
         #expect(stalls[0].classification == .blocked)
         let names = stalls[0].topStack.map { $0.symbol ?? "?" }
         #expect(names.first?.contains("nanosleep") == true, "\(names)")

@@ -26,7 +26,7 @@ import ProbeRecords
 /// A statically linked Swift runtime (`-static-stdlib`) puts the runtime in the executable,
 /// where the module says nothing. Its functions are recognised by name instead, which is cheap
 /// and covers most of them: the runtime's C entry points (`swift_retain`, `swift_task_switch`,
-/// `_swift_…`), its C++ (`swift::`, still mangled: `_ZN5swift…`), libdispatch (`dispatch_…`,
+/// `_swift_…`), its C++ (`swift::…`, or `_ZN5swift…` where it stays mangled), libdispatch (`dispatch_…`,
 /// `_dispatch_…`), the blocks runtime (`_Block_…`), CoreFoundation (`CF…`, `_CF…`, `__CF…`), and
 /// Swift functions whose demangled name starts with a toolchain module (`Swift.`,
 /// `_Concurrency.`, `Foundation.`, …). Probe's own code (its Swift modules, its C functions
@@ -96,7 +96,8 @@ enum InAppFrames {
     private static let toolchainLibraryStemPrefixes = ["Foundation", "_Foundation", "_Testing", "_InternalSwift"]
 
     private static let runtimeSymbolPrefixes = [
-        "swift_", "_swift_", "__swift_", "_ZN5swift", "_ZNK5swift", "dispatch_", "_dispatch_", "_Block_", "_CF", "__CF",
+        "swift_", "_swift_", "__swift_", "swift::", "_ZN5swift", "_ZNK5swift", "dispatch_", "_dispatch_", "_Block_",
+        "_CF", "__CF",
         // Probe's own C (the pool's job trampoline is on every pool job's stack): never the app's.
         "cprobe_",
     ]

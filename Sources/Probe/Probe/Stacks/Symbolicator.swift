@@ -212,10 +212,13 @@ public final class Symbolicator: Sendable {
     }
 }
 
-/// Demangles Swift symbol names with the Swift runtime's own demangler (`swift_demangle`);
-/// other names (C, or C++ mangled) are returned as they are.
+/// Demangles Swift symbol names with the Swift runtime's own demangler (`swift_demangle`) and C++
+/// ones (`_Z…`: the runtime's own, `swift::runJobInEstablishedExecutorContext(swift::Job*)`) with
+/// libstdc++'s `__cxa_demangle`, which the Swift runtime loads; C names are returned as they are,
+/// and so is a C++ name where no `__cxa_demangle` is exported (a fully static executable).
 @_spi(Tooling) public enum Demangler {
     public static func demangle(_ name: String) -> String {
+        if name.hasPrefix("_Z") { return demangleCxx(name) ?? name }
         guard name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S") || name.hasPrefix("_T0") else {
             return name
         }
@@ -224,6 +227,26 @@ public final class Symbolicator: Sendable {
             defer { free(demangled) }
             return String(cString: demangled)
         }
+    }
+
+    typealias CxxDemangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?,
+            UnsafeMutablePointer<Int32>?
+        ) -> UnsafeMutablePointer<CChar>?
+
+    /// Looked up once, by name, in what the process has loaded: Probe does not link libstdc++ itself.
+    static let cxxDemangle: CxxDemangle? = {
+        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "__cxa_demangle") else { return nil }
+        return unsafeBitCast(symbol, to: CxxDemangle.self)
+    }()
+
+    static func demangleCxx(_ name: String) -> String? {
+        guard let cxxDemangle else { return nil }
+        var status: Int32 = 0
+        guard let demangled = cxxDemangle(name, nil, nil, &status), status == 0 else { return nil }
+        defer { free(demangled) }
+        return String(cString: demangled)
     }
 
     /// The demangled name of the function `name` is code of: a resume partial function of an async
