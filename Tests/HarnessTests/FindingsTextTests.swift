@@ -54,7 +54,8 @@ import Testing
         #expect(group != nil, "\(text)")
         if let group {
             #expect(
-                lines[group + 1].hasPrefix("      C/heap/push: a wall-time gate on them needs more candidate processes")
+                lines[group + 1].hasPrefix(
+                    "      C/heap/push: a wall-time gate on them needs a baseline of more processes")
             )
         }
     }

@@ -11,11 +11,13 @@ extension Warning {
     public static func remedy(ofRule rule: String) -> String? { ruleRemedies[rule] }
 
     static let ruleRemedies: [String: String] = [
-        // #61: such a baseline cannot narrow a gate's interval below a few percent from a few
-        // candidate processes (the Heap benchmark's processes lay ±15% apart: +5% caught 0-1 of 5).
+        // #61: against such a baseline a gate's interval stays wider than the threshold however many
+        // candidate processes it adds: it cannot narrow below t·s/√n of the baseline's n processes
+        // (docs/regression-gate.md, "More processes for what the first look cannot decide").
         "process-spread-above-threshold":
-            "a wall-time gate on them needs more candidate processes (run --processes 5 or more), both builds "
-            + "interleaved (perfkit ci), or instruction counts (--gate-metric instructions)"
+            "a wall-time gate on them needs a baseline of more processes (run --processes 20), the baseline's "
+            + "build beside it (--baseline-binary), both builds interleaved (perfkit ci), or instruction counts "
+            + "(--gate-metric instructions)"
     ]
 
     static let ruleTitles: [String: String] = [
