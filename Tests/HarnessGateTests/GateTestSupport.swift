@@ -39,6 +39,20 @@ enum GateFixtures {
             metrics: [MetricAvailability(metric: .wallTime, available: true)], benchmarks: results)
     }
 
+    /// A result measured in processes: 6 samples a process, spread evenly ±`relativeSpread` around
+    /// its median in `medians`, each tagged with its process.
+    static func resultInProcesses(_ id: String, medians: [Double], relativeSpread: Double) -> BenchmarkResult {
+        var values: [Double] = []
+        var processes: [Int] = []
+        for (process, median) in medians.enumerated() {
+            values += spread(count: 6, mean: median, relativeSpread: relativeSpread, phase: process)
+            processes += Array(repeating: process, count: 6)
+        }
+        var result = GateFixtures.result(id, nanosecondsPerOperation: values)
+        for sample in result.samples.indices { result.samples[sample].process = processes[sample] }
+        return result
+    }
+
     /// Values spread evenly (a deterministic stand-in for noise) around `mean`, ±`relativeSpread`.
     static func spread(count: Int, mean: Double, relativeSpread: Double, phase: Int = 0) -> [Double] {
         (0..<count).map { index in

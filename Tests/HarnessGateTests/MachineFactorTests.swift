@@ -24,16 +24,10 @@ import Testing
     /// process spread ±0.5%.
     static func report(machine: [Double], ratios: [String: Double] = [:], draw: Int) -> Report {
         let results = ids.enumerated().map { index, id in
-            var values: [Double] = []
-            var processes: [Int] = []
-            for (process, level) in machine.enumerated() {
-                let median = 100 * Double(index + 1) * level * ownNoise(index, process, draw: draw) * (ratios[id] ?? 1)
-                values += GateFixtures.spread(count: 6, mean: median, relativeSpread: 0.005, phase: process)
-                processes += Array(repeating: process, count: 6)
+            let medians = machine.enumerated().map { process, level in
+                100 * Double(index + 1) * level * ownNoise(index, process, draw: draw) * (ratios[id] ?? 1)
             }
-            var result = GateFixtures.result(id, nanosecondsPerOperation: values)
-            for sample in result.samples.indices { result.samples[sample].process = processes[sample] }
-            return result
+            return GateFixtures.resultInProcesses(id, medians: medians, relativeSpread: 0.005)
         }
         return GateFixtures.report(results)
     }

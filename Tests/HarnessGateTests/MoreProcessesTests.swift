@@ -26,17 +26,11 @@ import Testing
     ) -> Report {
         let results = ids.map { id in
             let index = Self.ids.firstIndex(of: id)!
-            var values: [Double] = []
-            var tags: [Int] = []
-            for process in 0..<processes {
-                let own = ownLevel(index, process, seed: seed, spread: index == 0 ? heapSpread : 0.01)
-                let median = 100 * Double(index + 1) * own * (ratios[id] ?? 1)
-                values += GateFixtures.spread(count: 6, mean: median, relativeSpread: 0.003, phase: process)
-                tags += Array(repeating: process, count: 6)
+            let medians = (0..<processes).map { process in
+                100 * Double(index + 1) * ownLevel(index, process, seed: seed, spread: index == 0 ? heapSpread : 0.01)
+                    * (ratios[id] ?? 1)
             }
-            var result = GateFixtures.result(id, nanosecondsPerOperation: values)
-            for sample in result.samples.indices { result.samples[sample].process = tags[sample] }
-            return result
+            return GateFixtures.resultInProcesses(id, medians: medians, relativeSpread: 0.003)
         }
         return GateFixtures.report(results)
     }
