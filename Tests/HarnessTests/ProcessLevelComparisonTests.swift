@@ -67,6 +67,27 @@ import Testing
                 == nil)
     }
 
+    /// Paired (the gate's interleaved looks: the i-th process of each build run back to back), a
+    /// minute both builds shared drops out of their ratio; as independent draws it widens the interval.
+    @Test func pairedDrawsCancelAMinuteBothBuildsShared() throws {
+        let minutes = [1.0, 1.3, 1.05, 1.25, 0.95, 1.3, 1.0, 1.2]
+        let own = [1.0, 1.01, 0.99, 1.005, 0.995, 1.0, 1.01, 0.99]
+        let baseline = zip(minutes, own).map { 100 * $0 * $1 }
+        let current = zip(minutes, own.reversed()).map { 108 * $0 * $1 }
+        let paired = try #require(
+            ProcessLevelComparison(baseline: baseline, current: current, confidenceLevel: 0.95, model: .pairedDraws))
+        #expect(paired.ratioInterval.lower > 1.05 && paired.ratioInterval.upper < 1.11, "\(paired.ratioInterval)")
+        let independent = try #require(
+            ProcessLevelComparison(
+                baseline: baseline, current: current, confidenceLevel: 0.95, model: .independentDraws))
+        #expect(independent.ratioInterval.lower < 1, "\(independent.ratioInterval)")
+        // Sides of unequal counts cannot be paired: compared as independent draws.
+        let uneven = try #require(
+            ProcessLevelComparison(
+                baseline: baseline, current: Array(current.dropLast()), confidenceLevel: 0.95, model: .pairedDraws))
+        #expect(uneven.ratioInterval.lower < 1)
+    }
+
     @Test func aRegressionBeyondTheProcessSpreadIsCaught() throws {
         let baseline = Synthetic.report([Self.result("s/g/x", levels: [100, 101, 99.5, 100.5, 100], seed: 3)])
         let candidate = Synthetic.report([Self.result("s/g/x", levels: [110, 110.5, 109.5], seed: 7)])

@@ -26,6 +26,10 @@ package struct ProcessLevelComparison: Equatable {
         /// taken look after look with the machine's factor divided out, or interleaved with the
         /// baseline's build, so that no stretch of time lands on one side only.
         case independentDraws
+        /// The i-th processes of the two sides as a pair run back to back (the gate's interleaved
+        /// looks): a one-sample t on their log ratios, so that a minute both shared drops out. Sides
+        /// of unequal counts are compared as independent draws.
+        case pairedDraws
     }
 
     /// Nil unless both sides have per-process medians, every one positive, and together at least
@@ -59,7 +63,15 @@ package struct ProcessLevelComparison: Equatable {
             // layout) but not the machine's drift; as independent draws, a candidate's slow minute called
             // innocent benchmarks regressed (docs/regression-gate.md, "Per-process levels, measured and used").
             standardError = spread * (1 / Double(old.count) + 1).squareRoot()
-        case .independentDraws:
+        case .pairedDraws where old.count == new.count:
+            let differences = zip(old, new).map { $1 - $0 }
+            degreesOfFreedom = Double(differences.count - 1)
+            guard degreesOfFreedom >= 1 else { return nil }
+            let meanDifference = newMean - oldMean
+            spread = (squares(differences, meanDifference) / degreesOfFreedom).squareRoot()
+            guard spread > 0 || degreesOfFreedom >= 2 else { return nil }
+            standardError = spread / Double(differences.count).squareRoot()
+        case .independentDraws, .pairedDraws:
             degreesOfFreedom = Double(old.count + new.count - 2)
             spread = ((squares(old, oldMean) + squares(new, newMean)) / degreesOfFreedom).squareRoot()
             guard spread > 0 || degreesOfFreedom >= 2 else { return nil }

@@ -7,9 +7,10 @@ extension RegressionGate {
     /// side or the time for looks runs out (docs/regression-gate.md, "More processes for what the
     /// first look cannot decide").
     ///
-    /// A look counts each process as a draw (``ProcessLevelComparison/Model/independentDraws``):
-    /// against the stored baseline only with the machine's factor divided out of every process, or
-    /// with the baseline's build measured beside the candidate, alternating, on fresh processes only.
+    /// A look counts each process as a draw (``ProcessLevelComparison/Model/independentDraws``)
+    /// against the stored baseline, only with the machine's factor divided out of every process; or,
+    /// with the baseline's build measured beside the candidate, alternating, each pair of fresh
+    /// processes run back to back (``ProcessLevelComparison/Model/pairedDraws``).
     /// Each look tests at alpha / ``maximumLooks`` with an interval of level 1 − (1 − level) /
     /// ``maximumLooks`` (Bonferroni over looks): whichever look decides, an unchanged benchmark is
     /// called regressed with at most the comparator's alpha, however the looks depend on each other.
@@ -41,11 +42,11 @@ extension RegressionGate {
             }.map(\.id)
         }
 
-        /// The comparator of a look: each process a draw, alpha and the interval's level shared out
-        /// over ``maximumLooks``.
-        func comparator(_ first: Comparator) -> Comparator {
+        /// The comparator of a look: each process a draw (each pair of processes, `interleaved`),
+        /// alpha and the interval's level shared out over ``maximumLooks``.
+        func comparator(_ first: Comparator, interleaved: Bool) -> Comparator {
             var look = first
-            look.processModel = .independentDraws
+            look.processModel = interleaved ? .pairedDraws : .independentDraws
             look.alpha = first.alpha / Double(maximumLooks)
             look.confidenceLevel = 1 - (1 - first.confidenceLevel) / Double(maximumLooks)
             return look
@@ -64,7 +65,8 @@ extension RegressionGate {
     ) rethrows -> Decision {
         var open = moreProcesses.undecided(decision.comparison, interleaved: interleaved)
         guard !open.isEmpty else { return decision }
-        let lookGate = RegressionGate(comparator: moreProcesses.comparator(comparator), basis: basis)
+        let lookGate = RegressionGate(
+            comparator: moreProcesses.comparator(comparator, interleaved: interleaved), basis: basis)
         var sides: (baseline: Report?, current: Report?) = interleaved ? (nil, nil) : (baseline, current)
         var outcomes: [String: LookOutcome] = [:]
         var looks = 0
