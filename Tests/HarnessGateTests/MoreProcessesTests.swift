@@ -164,6 +164,19 @@ import Testing
         #expect(RegressionGate.Status(decided.comparison) == .inconclusive)
     }
 
+    /// A look measures enough benchmarks for each process's machine factor: three undecided of four
+    /// take the fourth along (each then shares its processes with three others); one undecided, the
+    /// three quickest others; four or more, none.
+    @Test func aLookMeasuresEnoughBenchmarksForTheMachinesFactor() {
+        let four = Array(Self.ids.prefix(4))
+        let baseline = Self.report(processes: 10, ids: four, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ids: four, heapSpread: 0.1, seed: 2)
+        let policy = gate.moreProcesses
+        #expect(policy.benchmarks(Array(four[1...3]), baseline: baseline, current: current) == four[1...3] + [four[0]])
+        #expect(policy.benchmarks([four[3]], baseline: baseline, current: current) == [four[3]] + four[0...2])
+        #expect(policy.benchmarks(four, baseline: baseline, current: current) == four)
+    }
+
     /// No time for a look (the closure measures nothing): the first verdicts stand, unreviewed.
     @Test func noTimeForALookKeepsTheFirstVerdicts() {
         let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)

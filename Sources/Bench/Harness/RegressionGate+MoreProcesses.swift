@@ -42,6 +42,15 @@ extension RegressionGate {
             }.map(\.id)
         }
 
+        /// A look's benchmarks: the open ones, then the quickest others the baseline has until each
+        /// shares its processes with ``ProcessFactors/minimumOthers`` others, for the machine's factor
+        /// (undecided ones count: three undecided and one other make a look of four, not of three).
+        func benchmarks(_ open: [String], baseline: Report, current: Report) -> [String] {
+            let needed = max(0, ProcessFactors.minimumOthers + 1 - open.count)
+            let others = SecondLook.quickestFirst(baseline: baseline, current: current).filter { !open.contains($0) }
+            return open + others.prefix(needed)
+        }
+
         /// The comparator of a look: each process a draw (each pair of processes, `interleaved`),
         /// alpha and the interval's level shared out over ``maximumLooks``.
         func comparator(_ first: Comparator, interleaved: Bool) -> Comparator {
@@ -55,8 +64,8 @@ extension RegressionGate {
 
     /// `decision` with the benchmarks its first look left undecided (``MoreProcesses/undecided(_:interleaved:)``)
     /// measured again by `measure`, look after look, until each is decided or the policy allows no more
-    /// looks. `measure` gets a look's benchmarks (the undecided, then companions for the machine's
-    /// factor) and returns new processes of the current side and, when `interleaved`, of the baseline's
+    /// looks. `measure` gets a look's benchmarks (``MoreProcesses/benchmarks(_:baseline:current:)``)
+    /// and returns new processes of the current side and, when `interleaved`, of the baseline's
     /// build beside them (else the stored baseline); nil: no more looks (the time ran out, Ctrl-C).
     /// An entry a look decided, or the last look's, replaces the first one's, with a review saying so.
     public func decideUndecided(
@@ -71,7 +80,7 @@ extension RegressionGate {
         var outcomes: [String: LookOutcome] = [:]
         var looks = 0
         while !open.isEmpty, looks < moreProcesses.maximumLooks {
-            let ids = secondLook.benchmarks(suspects: open, baseline: baseline, current: current)
+            let ids = moreProcesses.benchmarks(open, baseline: baseline, current: current)
             guard let again = try measure(ids) else { break }
             looks += 1
             sides.current = Self.appendingProcesses(of: again.current, to: sides.current)

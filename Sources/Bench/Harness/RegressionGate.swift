@@ -46,11 +46,17 @@ public struct RegressionGate: Sendable {
         /// quickest of `current`'s other benchmarks that `baseline` has, so that the second look's
         /// machine factor can be told and the look stays short.
         public func benchmarks(suspects: [String], baseline: Report, current: Report) -> [String] {
+            suspects
+                + ProcessFactors.companions(
+                    of: suspects, among: Self.quickestFirst(baseline: baseline, current: current))
+        }
+
+        /// `current`'s benchmarks that `baseline` has, by their measured time, quickest first.
+        static func quickestFirst(baseline: Report, current: Report) -> [String] {
             let inBaseline = Set(baseline.benchmarks.map(\.id))
-            let quickestFirst = current.benchmarks.filter { inBaseline.contains($0.id) }.map { result in
+            return current.benchmarks.filter { inBaseline.contains($0.id) }.map { result in
                 (id: result.id, time: result.samples.reduce(0) { $0 + $1.wallNanoseconds })
             }.sorted { $0.time < $1.time }.map(\.id)
-            return suspects + ProcessFactors.companions(of: suspects, among: quickestFirst)
         }
     }
 
