@@ -2,7 +2,8 @@
 """How often perfkit's gates catch a regression, and how often they cry wolf, on this package.
 
 Builds the package three times (unchanged, HEAP_REGRESSION_5, HEAP_REGRESSION_10: the heap work
-processes 5% or 10% more elements), measures a wall-time baseline of the unchanged build on a quiet
+processes 5% or 10% more elements; with --injected sort, SORT_REGRESSION_5/_10 in the sort, a benchmark
+whose processes lie further apart), measures a wall-time baseline of the unchanged build on a quiet
 machine, then runs K trials in each condition -- quiet, one core busy, both cores busy (CPU-bound
 neighbour processes this script starts and stops), and a moving host (one CPU-bound neighbour that
 starts and stops every 4 s for the whole condition, its own baselines included: they are measured
@@ -15,7 +16,7 @@ for up to --decide-within seconds), the same beside the unchanged build (`wall-b
 time). --conditions and --gates choose some, so that the trials can be run in parts. Prints a
 markdown table and writes every trial's outcome as JSON.
 
-usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving]
+usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving] [--injected heap|sort]
                          [--gates wall-time,wall-beside,count,ci] [--baseline-processes N]
                          [--candidate-processes M] [--decide-within SECONDS] [--json FILE]
 """
@@ -32,9 +33,21 @@ import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PRODUCT = "CollectionsBenchmarks"
-INJECTED = "Collections/heap/drain"
-BUILDS = {"base": [], "+5%": ["-Xswiftc", "-DHEAP_REGRESSION_5"], "+10%": ["-Xswiftc", "-DHEAP_REGRESSION_10"]}
-SCRATCH = {"base": ".build", "+5%": ".build-plus5", "+10%": ".build-plus10"}
+# Where the change goes: the benchmark, and its builds' flags and scratch folders (the heap's first).
+INJECTIONS = {
+    "heap": ("Collections/heap/drain", "HEAP_REGRESSION", ""),
+    "sort": ("Collections/sort/ints", "SORT_REGRESSION", "-sort"),
+}
+INJECTED, BUILDS, SCRATCH = None, {}, {}
+
+
+def choose_injection(name):
+    global INJECTED, BUILDS, SCRATCH
+    INJECTED, flag, suffix = INJECTIONS[name]
+    BUILDS = {"base": [], "+5%": ["-Xswiftc", f"-D{flag}_5"], "+10%": ["-Xswiftc", f"-D{flag}_10"]}
+    SCRATCH = {"base": ".build", "+5%": f".build{suffix}-plus5", "+10%": f".build{suffix}-plus10"}
+
+
 NEIGHBOURS = {"quiet": 0, "one-busy": 1, "both-busy": 2}
 # The moving host: one neighbour, on for this long, then off for as long, over and over.
 MOVING = "moving"
@@ -173,8 +186,11 @@ def main():
     parser.add_argument("--baseline-processes", type=int, default=10)
     parser.add_argument("--candidate-processes", type=int, default=3)
     parser.add_argument("--decide-within", help="the wall-time gates' --decide-within (default: perfkit's)")
+    parser.add_argument("--injected", default="heap", choices=sorted(INJECTIONS),
+                        help="the benchmark the +5%% and +10%% builds change (default heap)")
     parser.add_argument("--json", help="write every trial's outcome here")
     args = parser.parse_args()
+    choose_injection(args.injected)
     conditions = args.conditions.split(",")
     gates = [GATE_NAMES.get(gate, gate) for gate in args.gates.split(",")]
     for condition in conditions:
@@ -244,6 +260,7 @@ def main():
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "trials": args.trials,
+                       "injected": INJECTED,
                            "baselineProcessSpreadPercent": floors if "wall" in gates or "wall-beside" in gates else None,
                            "baselineProcesses": args.baseline_processes,
                            "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)

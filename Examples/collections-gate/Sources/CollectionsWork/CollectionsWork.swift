@@ -120,9 +120,25 @@ public func drainChecksumStep(_ checksum: Int, _ value: Int) -> Int {
     #endif
 }
 
-/// The standard library's sort of a copy of `values`, then a checksum of it. Hash-independent.
+/// The share of extra elements a deliberately regressed build sorts: 0 normally, 5% with
+/// `-Xswiftc -DSORT_REGRESSION_5`, 10% with `-Xswiftc -DSORT_REGRESSION_10`. The sort's processes lie
+/// further apart than the heap's (its speed depends on the process's layout), so a change injected
+/// here tests what the wall-time gate decides on such a benchmark (scripts/trials.py --injected sort).
+public let sortRegressionShare: Double = {
+    #if SORT_REGRESSION_10
+        return 0.10
+    #elseif SORT_REGRESSION_5
+        return 0.05
+    #else
+        return 0
+    #endif
+}()
+
+/// The standard library's sort of a copy of `values`, then a checksum of it. Hash-independent. A
+/// regressed build sorts `sortRegressionShare` more elements (the first values again).
 public func sortedCopy(_ values: [Int]) -> Int {
-    let sorted = values.sorted()
+    let extra = Int((Double(values.count) * sortRegressionShare).rounded())
+    let sorted = extra == 0 ? values.sorted() : (values + values.prefix(extra)).sorted()
     return sorted[sorted.count / 2] &+ sortedChecksum(sorted, RunningTotal())
 }
 
