@@ -13,7 +13,8 @@
 # dispatch claims and one PixelArt benchmark (the report must say it ran emulated; each claim has
 # compiled-form evidence or says it is unavailable), and `perfkit scale` over PngSuite, pixel-exact
 # against this machine's x86-64 build. ARM64_NIO=1 also builds ProbeNIO and ProbeServiceLifecycle
-# (swift-nio alone takes ~35 minutes to compile under emulation).
+# (swift-nio alone takes ~35 minutes to compile under emulation). ARM64_FILTER=REGEX runs only the
+# tests it matches (swift test --filter), to recheck a few after a change.
 #
 # The root and the build folder live in $PERFKIT_ARM64_CACHE (default /var/cache/perfkit-arm64),
 # outside any checkout, so a fresh clone reuses both and rebuilds incrementally: the checkout is
@@ -168,9 +169,14 @@ fi
 perfkit=/cache/build/release/perfkit
 
 log "building the test targets ($tests)"
+# Debian's Go (1.25+) builds `go tool pprof` at its first use, into the build cache the tests share
+# (perfkit-go-cache in /tmp): built here once, not by each test at once under emulation.
+in_root env GOCACHE=/tmp/perfkit-go-cache GOTOOLCHAIN=local go tool pprof -h >/dev/null 2>&1 || true
 # The empty lib_Testing_Foundation lives in /usr/local/lib, where gold does not look by itself.
 if in_src swift build --build-tests "${swiftpm[@]}" -Xlinker -L/usr/local/lib >"$out/build-tests.log" 2>&1; then
-    if in_src swift test --skip-build "${swiftpm[@]}" "${skips[@]}" >"$out/tests.log" 2>&1; then
+    filter=()
+    [ -n "${ARM64_FILTER:-}" ] && filter=(--filter "$ARM64_FILTER")
+    if in_src swift test --skip-build "${swiftpm[@]}" "${skips[@]}" "${filter[@]}" >"$out/tests.log" 2>&1; then
         pass "tests: $(grep -E 'Test run with .* passed' "$out/tests.log" | tail -n 1)"
     else
         fail "tests: see $out/tests.log"

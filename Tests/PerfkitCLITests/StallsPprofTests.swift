@@ -92,15 +92,17 @@ extension CommandLineTests {
     static let goMissing: Comment =
         "go is not installed: run `apt-get install -y golang-go` (scripts/setup.sh, run by `make test`, installs it)"
 
-    /// `go tool pprof ARGUMENTS` with a home, build cache and temporary directory of its own
-    /// under `directory`, the local toolchain only (never a download).
+    /// `go tool pprof ARGUMENTS` with a home and temporary directory of its own under `directory`,
+    /// the local toolchain only (never a download). The build cache is shared across runs: Go 1.25+
+    /// builds pprof at its first use and keeps it there (minutes under emulation, every time with a
+    /// fresh cache).
     func goToolPprof(_ arguments: [String], in directory: URL) throws -> Outcome {
         let go = try #require(Self.goExecutable, Self.goMissing)
         let home = directory.appendingPathComponent("go-home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
-        environment["GOCACHE"] = home.appendingPathComponent("cache").path
+        environment["GOCACHE"] = FileManager.default.temporaryDirectory.appendingPathComponent("perfkit-go-cache").path
         environment["GOPATH"] = home.appendingPathComponent("path").path
         environment["GOTOOLCHAIN"] = "local"
         environment["GOFLAGS"] = "-mod=mod"

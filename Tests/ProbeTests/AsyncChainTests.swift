@@ -253,7 +253,7 @@ struct AsyncChainTests {
     /// not (swiftlang 6.2.3: 9 of 4,939 in this binary, 28–44 bytes that tail-call on): a walk
     /// never meets a frame of theirs, so they need no slot.
     func keepsFrameRecord(_ function: ELFImage.Symbol, of image: ELFImage) -> Bool {
-        #if arch(aarch64)
+        #if arch(arm64)
             guard let offset = image.fileOffset(forVirtualAddress: function.address),
                 let code = image.bytes(atFileOffset: offset, count: 24)
             else { return true }

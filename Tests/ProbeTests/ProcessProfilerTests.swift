@@ -410,7 +410,9 @@ enum GoPprof {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
-        environment["GOCACHE"] = home.appendingPathComponent("cache").path
+        // Shared across runs: Go 1.25+ builds pprof at its first use and keeps it in the build cache
+        // (minutes under emulation, every time with a fresh cache).
+        environment["GOCACHE"] = FileManager.default.temporaryDirectory.appendingPathComponent("perfkit-go-cache").path
         environment["GOPATH"] = home.appendingPathComponent("path").path
         environment["GOTOOLCHAIN"] = "local"
         environment["GOFLAGS"] = "-mod=mod"

@@ -148,7 +148,8 @@ struct StallOutletTests {
         process.arguments = ["tool", "pprof", "-top", directory.appendingPathComponent(files[0]).path]
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in [
-            "HOME": home.path, "GOCACHE": home.path + "/cache", "GOPATH": home.path + "/path",
+            // The build cache shared across runs: Go 1.25+ builds pprof there at its first use.
+            "HOME": home.path, "GOCACHE": NSTemporaryDirectory() + "perfkit-go-cache", "GOPATH": home.path + "/path",
             "GOTOOLCHAIN": "local", "PPROF_TMPDIR": home.path,
         ] { environment[key] = value }
         process.environment = environment
