@@ -260,7 +260,7 @@ def main():
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "trials": args.trials,
-                       "injected": INJECTED,
+                           "injected": INJECTED,
                            "baselineProcessSpreadPercent": floors if "wall" in gates or "wall-beside" in gates else None,
                            "baselineProcesses": args.baseline_processes,
                            "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)

@@ -114,8 +114,12 @@ final class HeapProfileBuilder: HeapProfileSource {
         "valloc", "pvalloc",
     ]
 
+    /// The standard library's and runtime's modules: their frames are dropped by module, for a
+    /// stripped library's unnamed frames too (Debian's swiftlang strips libswiftSwiftOnoneSupport,
+    /// whose prespecialized `Array.init(repeating:count:)` a debug build allocates through).
     static let runtimeModules = [
-        "libswiftCore.so", "libswift_Concurrency.so", "libFoundation", "libswiftDispatch.so", "libdispatch.so",
+        "libswiftCore.so", "libswiftSwiftOnoneSupport.so", "libswift_Concurrency.so", "libFoundation",
+        "libswiftDispatch.so", "libdispatch.so",
         "libswiftSynchronization.so", "libc.so", "libstdc++.so", "libswift_StringProcessing.so",
     ]
 
