@@ -135,31 +135,9 @@ struct StallOutletTests {
         #expect(files[0].hasPrefix("stall-pprof_out-") && files[0].hasSuffix("-\(getpid())-1.pb"), "\(files)")
         #expect(virtual.watchdog.unwrittenRecords == 0)
 
-        let go = try #require(
-            ["/usr/bin/go", "/usr/lib/go/bin/go", "/usr/local/go/bin/go"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
-            },
-            "go is not installed: run `apt-get install -y golang-go` (scripts/setup.sh, run by `make test`, installs it)"
-        )
-        let home = directory.appendingPathComponent("go-home")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: go)
-        process.arguments = ["tool", "pprof", "-top", directory.appendingPathComponent(files[0]).path]
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in [
-            // The build cache shared across runs: Go 1.25+ builds pprof there at its first use.
-            "HOME": home.path, "GOCACHE": NSTemporaryDirectory() + "perfkit-go-cache", "GOPATH": home.path + "/path",
-            "GOTOOLCHAIN": "local", "PPROF_TMPDIR": home.path,
-        ] { environment[key] = value }
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let top = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(top)")
+        let pprof = try GoPprof.run(["-top", directory.appendingPathComponent(files[0]).path], in: directory)
+        #expect(pprof.status == 0, "\(pprof.stderr)")
+        let top = pprof.stdout
         let samples = record.callTree?.count ?? 0
         #expect(samples > 0)
         #expect(top.contains("Total samples = \(samples)"), "\(top)")
