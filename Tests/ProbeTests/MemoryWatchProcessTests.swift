@@ -19,7 +19,7 @@ struct MemoryWatchProcessTests {
     /// and its limitations, up to "ready".
     static func start(
         _ action: String, breadcrumb: String, jsonLines: String, cgroup: MemoryLimitedCgroup? = nil,
-        heapProfiles: String? = nil
+        heapProfiles: String? = nil, hogPauseMilliseconds: Int? = nil
     ) throws -> Instance {
         let process = Process()
         let helper = builtExecutable("probe-test-helper")
@@ -36,6 +36,7 @@ struct MemoryWatchProcessTests {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash ends at once, without a printed backtrace
         if let heapProfiles { environment["PROBE_TEST_HEAP_DIR"] = heapProfiles }
+        if let hogPauseMilliseconds { environment["PROBE_TEST_HOG_PAUSE_MS"] = String(hogPauseMilliseconds) }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -83,8 +84,12 @@ struct MemoryWatchProcessTests {
         let heapProfiles = directory + "/heap"
         try FileManager.default.createDirectory(atPath: heapProfiles, withIntermediateDirectories: true)
 
+        // Natively 80 MiB/s: the last 10% before the limit takes ~120 ms, in which the watch checks,
+        // writes the heap profile and its record. Emulated, the watch runs ~20x slower but the hog's
+        // pauses do not: it pauses 20x longer there, or the kill comes before the record.
         let hog = try Self.start(
-            "hog", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup, heapProfiles: heapProfiles)
+            "hog", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup, heapProfiles: heapProfiles,
+            hogPauseMilliseconds: ThreadInfo.procDescribesAnotherArchitecture ? 500 : 25)
         #expect(hog.previous == nil)  // a new breadcrumb
         #expect(hog.limitations.isEmpty, "\(hog.limitations)")  // cgroup, PSI and its trigger all there
         hog.process.waitUntilExit()

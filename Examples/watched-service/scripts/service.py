@@ -136,16 +136,27 @@ class Service:
 
     def rss_by_mapping_kib(self):
         """Resident KiB per kind of mapping from /proc/PID/smaps: {"FILE perms": KiB} for file
-        mappings (a module's code, its read-only data, …), {"[anon] perms"}, "[heap]", "[stack]" and
-        the like for the rest, each summed over the mappings of that name and permissions; {} when
-        unreadable. Walks every mapping: read it now and then, not in a hot loop."""
-        values, key = {}, None
+        mappings (a module's code, its read-only data, …), "[heap]" (malloc's main arena), "[stack]"
+        and the like by name, and anonymous ones by what they look like: "[malloc arena]" (glibc
+        maps each thread arena 64 MiB-aligned), "[thread stack]" (read-write right above a no-access
+        guard) or "[anon]" (malloc's large blocks, the app's and runtimes' own mmaps), each summed
+        over the mappings of that name and permissions; {} when unreadable. Walks every mapping:
+        read it now and then, not in a hot loop."""
+        arena_alignment = 64 << 20
+        values, key, previous = {}, None, None  # previous: (end, perms, anonymous) of the mapping before
         try:
             with open(f"/proc/{self.process.pid}/smaps") as smaps:
                 for line in smaps:
                     fields = line.split()
                     if fields and not fields[0].endswith(":"):  # "start-end perms offset dev inode [path]"
-                        key = f"{fields[5] if len(fields) > 5 else '[anon]'} {fields[1]}"
+                        start, end = (int(bound, 16) for bound in fields[0].split("-"))
+                        anonymous = len(fields) <= 5
+                        name = fields[5] if not anonymous else "[anon]"
+                        if anonymous and start % arena_alignment == 0:
+                            name = "[malloc arena]"
+                        elif anonymous and fields[1] == "rw-p" and previous == (start, "---p", True):
+                            name = "[thread stack]"
+                        key, previous = f"{name} {fields[1]}", (end, fields[1], anonymous)
                     elif key and fields[:1] == ["Rss:"]:
                         values[key] = values.get(key, 0) + int(fields[1])
         except OSError:

@@ -324,7 +324,7 @@ func starveThenStop(stallsPath: String) {
 
 /// `memory BREADCRUMB JSONL ACTION`: a memory watch with a breadcrumb that prints how the previous
 /// instance ended (one JSON line, or "null"), then "ready", then: `clean` stops the watch and exits;
-/// `hog` allocates and touches 2 MiB every 25 ms until the OOM killer ends it; `segfault` writes
+/// `hog` allocates and touches 2 MiB every 25 ms (PROBE_TEST_HOG_PAUSE_MS) until the OOM killer ends it; `segfault` writes
 /// through a null pointer; `wait` sleeps until killed.
 func memory(breadcrumb: String, jsonLines: String, action: String) {
     Startup.mark("memory-helper-started")
@@ -350,7 +350,9 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
         watch.stop()
     case "hog":
         Startup.mark("allocating")
-        hogMemoryInHelper()
+        hogMemoryInHelper(
+            pauseMicroseconds: 1000
+                * (ProcessInfo.processInfo.environment["PROBE_TEST_HOG_PAUSE_MS"].flatMap { UInt32($0) } ?? 25))
     case "segfault":
         Thread.sleep(forTimeInterval: 0.1)  // a check or two written
         // An address no mapping covers (the first page is never mapped): a real SIGSEGV, not a Swift trap.
@@ -361,15 +363,15 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
     }
 }
 
-/// 2 MiB more every 25 ms, touched, never freed: until the OOM killer ends the process.
-@inline(never) func hogMemoryInHelper() -> Never {
+/// 2 MiB more every pause, touched, never freed: until the OOM killer ends the process.
+@inline(never) func hogMemoryInHelper(pauseMicroseconds: UInt32) -> Never {
     var blocks: [UnsafeMutableRawPointer] = []
     while true {
         let size = 2 << 20
         guard let block = malloc(size) else { continue }
         memset(block, 1, size)
         blocks.append(block)
-        usleep(25_000)
+        usleep(pauseMicroseconds)
     }
 }
 
