@@ -49,8 +49,9 @@ public final class Symbolicator: Sendable {
 
     private let state = Mutex(State())
     /// Most cached addresses, and most cached names; each cache is dropped when it grows past this.
-    /// 16,384 frames hold ~2.5 MB besides their names: a replica's bound. 65,536 let a 30-minute
-    /// soak under load grow by ~3 MB of frames and names (docs/probe-in-a-server.md, "Soak").
+    /// 16,384 frames fill a table of 32,768 buckets, 128 bytes each (key and `StackFrame`): ~4 MiB
+    /// besides their names, a replica's bound. 65,536 let a 30-minute soak under load grow by ~3 MB
+    /// of frames and names (docs/probe-in-a-server.md, "Soak").
     private let cacheLimit = 16_384
 
     public init() {}
