@@ -324,8 +324,8 @@ func starveThenStop(stallsPath: String) {
 
 /// `memory BREADCRUMB JSONL ACTION`: a memory watch with a breadcrumb that prints how the previous
 /// instance ended (one JSON line, or "null"), then "ready", then: `clean` stops the watch and exits;
-/// `hog` allocates and touches 2 MiB every 25 ms (PROBE_TEST_HOG_PAUSE_MS) until the OOM killer ends it; `segfault` writes
-/// through a null pointer; `wait` sleeps until killed.
+/// `hog` allocates and touches 2 MiB every 25 ms (PROBE_TEST_HOG_PAUSE_MS) until the OOM killer ends
+/// it; `segfault` writes through a null pointer; `wait` sleeps until killed.
 func memory(breadcrumb: String, jsonLines: String, action: String) {
     Startup.mark("memory-helper-started")
     var configuration = MemoryWatchConfiguration(name: "helper", breadcrumbPath: breadcrumb)
