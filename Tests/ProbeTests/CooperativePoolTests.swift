@@ -74,10 +74,22 @@ struct CooperativePoolTests {
     /// job per thread: it is timed from when the last pool thread became busy, not from the
     /// watchdog's ping, which goes out at its first look after that (half the threshold later when
     /// idle, later still on a loaded machine). Before: two `blocked` records of ~150 ms each.
+    ///
+    /// Assumes the helper's process was not paused (a VM's vCPU taken by its host looks the same from
+    /// inside): a pause over half the threshold is excused and may leave less than the threshold, so
+    /// then the test only checks that nothing was misread. A wait for a CPU is no pause (two busy
+    /// neighbours made 4 of 10 runs miss this starvation until 2026-11-29).
     @Test func aShortStarvationIsOneStarvationTimedFromWhenThePoolFilled() throws {
         let (output, stalls) = try runHelper("starve-pool", "150")
         #expect(output.contains("blocked="), "\(output)")
-        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.durationNanoseconds) })")
+        let paused = output.split(separator: "\n").contains {
+            $0.hasPrefix("pausesIgnored=") && $0 != "pausesIgnored=0"
+        }
+        if paused, stalls.count != 1 || stalls[0].classification != .starved {
+            #expect(stalls.allSatisfy { $0.classification == .blocked }, "\(stalls.map(\.classification))")
+            return
+        }
+        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.durationNanoseconds) }) \(output)")
         #expect(stalls[0].classification == .starved)
         #expect(stalls[0].durationNanoseconds >= 140e6, "\(stalls[0].durationNanoseconds)")
         #expect(Set(stalls[0].threads?.map(\.threadID) ?? []).count == ProcessInfo.processInfo.activeProcessorCount)

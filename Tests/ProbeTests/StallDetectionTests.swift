@@ -167,6 +167,63 @@ struct StallDetectionTests {
         #expect(collector.all[0].durationNanoseconds == 180e6)
     }
 
+    /// A look late because every CPU was busy (its thread runnable, waiting for one) is no pause for
+    /// a target asleep in a wait: the stall was real to whoever waited on it, whether the late look
+    /// is the resting clock's (the first) or the loop's own (the second). Before, a wait over the
+    /// tolerance was excused as a pause: one of these went unreported, as did pool starvations under
+    /// two busy neighbours (2026-11-29).
+    @Test func aLookLateBecauseEveryCPUWasBusyIsNoPauseForATargetAsleep() throws {
+        let (virtual, collector) = watchdog()
+        virtual.reader.state = "S"
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(60))
+        virtual.waitForCPU(for: .milliseconds(100))
+        virtual.advanceTime(by: .milliseconds(10))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(200))
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(80))
+        virtual.waitForCPU(for: .milliseconds(80))
+        virtual.advanceTime(by: .milliseconds(10))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        try #require(collector.all.count == 2, "\(collector.all.map(\.durationNanoseconds))")
+        #expect(collector.all.map(\.durationNanoseconds) == [170e6, 170e6])
+        #expect(virtual.watchdog.statistics.pausesIgnored == 0)
+    }
+
+    /// A target that was runnable, waiting for a CPU as the late look was, is excused that wait, as
+    /// before: a process starved of CPU is not its target's stall (a watched queue's ping waiting for
+    /// its thread to get a CPU would otherwise be a stall in Probe's own ping).
+    @Test func aTargetWaitingForACPUToo() {
+        let (virtual, collector) = watchdog()
+        virtual.reader.state = "R"
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(60))
+        virtual.waitForCPU(for: .milliseconds(100))
+        virtual.advanceTime(by: .milliseconds(10))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        #expect(collector.all.isEmpty, "\(collector.all.map(\.durationNanoseconds))")
+        #expect(virtual.watchdog.statistics.pausesIgnored == 1)
+    }
+
+    /// A pause followed by a wait for a CPU is still a pause: only the wait is taken off the late look.
+    @Test func aPauseFollowedByAWaitForACPUIsStillExcused() {
+        let (virtual, collector) = watchdog()
+        virtual.reader.state = "S"
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(40))
+        virtual.pauseProcess(for: .seconds(1))
+        virtual.waitForCPU(for: .milliseconds(20))
+        virtual.advanceTime(by: .milliseconds(20))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        virtual.stop()
+        #expect(collector.all.isEmpty)
+        #expect(virtual.watchdog.statistics.pausesIgnored == 1)
+    }
+
     /// While nothing is going on the loop rests and the resting clock looks, seldom (see
     /// `RestingLookSchedule`); a stall starting then is still caught, and timed from its start.
     @Test func aStallAfterALongRestIsCaughtByTheRestingClock() throws {

@@ -41,7 +41,9 @@ final class VirtualTimeWatchdog {
                 PingObserver(pinger: $0, configuration: configuration, intervals: WatchdogIntervals(configuration))
             })
         loop.begin()
-        restingPauses = PauseDetector(monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds())
+        restingPauses = PauseDetector(
+            monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds(),
+            runQueueWait: clock.runQueueWaitNanoseconds())
     }
 
     /// The virtual CLOCK_MONOTONIC now.
@@ -75,7 +77,9 @@ final class VirtualTimeWatchdog {
                 if restingLookAt == nil {
                     // The loop parks now: the resting clock starts its wait (and its view of pauses).
                     loop.ownership.release()
-                    restingPauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
+                    restingPauses = PauseDetector(
+                        monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds()
+                    )
                     restingWaitSince = now
                 }
                 let look = restingLookAt ?? now + loop.restingTick(now: now)
@@ -86,7 +90,8 @@ final class VirtualTimeWatchdog {
                 clock.set(max(look, now))
                 restingLooks += 1
                 let pause = restingPauses.look(
-                    monotonic: now, boot: clock.bootTimeNanoseconds(), due: look, since: restingWaitSince)
+                    monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds(),
+                    due: look, since: restingWaitSince)
                 if loop.needsItsThread(now: now, pause: pause) {
                     restingLookAt = nil
                     loop.ownership.take()
@@ -112,6 +117,12 @@ final class VirtualTimeWatchdog {
     /// no look is made meanwhile; the next one is late.
     func pauseProcess(for duration: Duration) {
         clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds)
+    }
+
+    /// Every CPU is busy for `duration`: the process's threads are runnable but wait for one, so no
+    /// look is made meanwhile and the next one is late, by time its thread spent waiting for a CPU.
+    func waitForCPU(for duration: Duration) {
+        clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds, runQueueWait: duration.nanoseconds)
     }
 
     /// The machine is suspended for `duration`: CLOCK_BOOTTIME and the wall clock move on,
@@ -182,12 +193,14 @@ final class VirtualWatchdogClock: WatchdogClock {
     private struct Now {
         var monotonic: UInt64 = 1_000_000_000_000
         var boot: UInt64 = 1_005_000_000_000
+        var runQueueWait: UInt64 = 7_000_000
     }
     private let state = Mutex(Now())
     private let origin = Date(timeIntervalSince1970: 1_800_000_000)
 
     func monotonicNanoseconds() -> UInt64 { state.withLock { $0.monotonic } }
     func bootTimeNanoseconds() -> UInt64 { state.withLock { $0.boot } }
+    func runQueueWaitNanoseconds() -> UInt64? { state.withLock { $0.runQueueWait } }
     func date() -> Date { origin.addingTimeInterval(Double(bootTimeNanoseconds()) / 1e9) }
 
     /// Sets CLOCK_MONOTONIC (never backwards), CLOCK_BOOTTIME moving with it.
@@ -199,10 +212,11 @@ final class VirtualWatchdogClock: WatchdogClock {
         }
     }
 
-    func advance(monotonic: UInt64, boot: UInt64) {
+    func advance(monotonic: UInt64, boot: UInt64, runQueueWait: UInt64 = 0) {
         state.withLock {
             $0.monotonic += monotonic
             $0.boot += boot
+            $0.runQueueWait += runQueueWait
         }
     }
 }
@@ -230,6 +244,8 @@ final class ScriptedThreadReader: StalledThreadReader {
         cpuReadAt = now
         return cpu
     }
+
+    func isAsleep(_ tid: Int32) -> Bool { state == "S" || state == "D" }
 
     func sample(_ tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
         samplesTaken += 1

@@ -380,6 +380,38 @@ static uint64_t clock_ns(clockid_t clock) {
 uint64_t cprobe_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 uint64_t cprobe_boottime_ns(void) { return clock_ns(CLOCK_BOOTTIME); }
 
+// The calling thread's schedstat descriptor + 1; 0 not opened yet, -1 unreadable (not tried again).
+static __thread int run_queue_fd_plus_one = 0;
+static pthread_key_t run_queue_fd_key;
+static pthread_once_t run_queue_fd_key_once = PTHREAD_ONCE_INIT;
+
+static void close_run_queue_fd(void *fd_plus_one) { close((int)(intptr_t)fd_plus_one - 1); }
+static void make_run_queue_fd_key(void) { pthread_key_create(&run_queue_fd_key, close_run_queue_fd); }
+
+int64_t cprobe_thread_run_queue_wait_ns(void) {
+    if (run_queue_fd_plus_one == 0) {
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        pthread_once(&run_queue_fd_key_once, make_run_queue_fd_key);
+        if (fd >= 0 && pthread_setspecific(run_queue_fd_key, (void *)(intptr_t)(fd + 1)) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        run_queue_fd_plus_one = fd >= 0 ? fd + 1 : -1;
+    }
+    if (run_queue_fd_plus_one < 0) return -1;
+    // "<on-CPU ns> <run_delay ns> <timeslices>\n"
+    char text[96];
+    ssize_t length = pread(run_queue_fd_plus_one - 1, text, sizeof text - 1, 0);
+    if (length <= 0) return -1;
+    text[length] = 0;
+    char *end;
+    strtoull(text, &end, 10);
+    if (end == text || *end != ' ') return -1;
+    const char *second = end + 1;
+    unsigned long long wait = strtoull(second, &end, 10);
+    return end == second ? -1 : (int64_t)wait;
+}
+
 int64_t cprobe_thread_cpu_ns(pid_t tid) {
     // The kernel's per-thread CPU clock id (MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)): readable
     // for any thread of the calling process, without a pthread_t.

@@ -120,6 +120,13 @@ public let probeSuite = BenchmarkSuite(
         Benchmark(
             "Probe/watchdog/look-resting", setup: { _ in WatchdogLooks(busy: false) },
             body: { looks, iterations in looks.run(iterations) }),
+        // What each real look adds to the two above: the looking thread's wait for a CPU, one pread
+        // of /proc/thread-self/schedstat, which tells a busy machine from a paused process.
+        Benchmark("Probe/watchdog/run-queue-wait") { iterations in
+            var total: Int64 = 0
+            for _ in 0..<iterations { total &+= cprobe_thread_run_queue_wait_ns() }
+            blackHole(total)
+        },
         // What the memory watch's thread pays per check to keep the breadcrumb (the figures, the
         // latest phase's name, a sequence around them: stores into a shared mapping of the file).
         // Target ≤ 1 µs, no allocation (`perfkit run --allocations` says 0 per operation; tested).

@@ -4,7 +4,8 @@
 //   probe-test-helper startup       — marks startup phases (for `perfkit startup` and its test).
 //   probe-test-helper starve-pool FILE — watches the cooperative pool, blocks every pool thread in
 //                                      a semaphore wait for 600 ms, writes the stalls to FILE
-//                                      (JSON lines) and prints the blocked threads' ids.
+//                                      (JSON lines) and prints the blocked threads' ids and the
+//                                      busy periods excused as pauses of the process.
 //   probe-test-helper idle-pool FILE — watches the cooperative pool for 1.5 s of light work.
 //   probe-test-helper long-jobs | spin-beside-another-process | hook-taken | starve-then-stop FILE,
 //   probe-test-helper long-spin FILE SECONDS — long jobs on an otherwise free pool (see each function).
@@ -192,6 +193,7 @@ func starvePool(stallsPath: String, milliseconds: Int = 600) {
     Thread.sleep(forTimeInterval: 0.3)  // the pool starts pings again: the end of the stall is seen
     watchdog.stop()
     print("blocked=\(blocked.ids.withLock { $0 }.map(String.init).joined(separator: ","))")
+    print("pausesIgnored=\(watchdog.statistics.pausesIgnored)")
 }
 
 /// What the helper's profile server serves.

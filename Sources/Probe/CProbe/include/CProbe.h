@@ -123,6 +123,10 @@ int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
 uint64_t cprobe_boottime_ns(void);
+/// How long the calling thread has waited, runnable, for a CPU since it began, in ns (run_delay,
+/// the second field of /proc/thread-self/schedstat), or -1 when the kernel does not say. The file
+/// stays open for the thread (one descriptor, closed when the thread ends): a read is one pread.
+int64_t cprobe_thread_run_queue_wait_ns(void);
 
 /// The Swift runtime's demangler (exported by libswiftCore). Returns a malloc'ed string or NULL.
 char *swift_demangle(const char *mangledName, size_t mangledNameLength, char *outputBuffer,

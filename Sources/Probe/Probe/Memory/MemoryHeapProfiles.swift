@@ -8,11 +8,19 @@ enum MemoryHeapProfiles {
     static let prefix = "heap-"
     static let suffix = ".pb.gz"
 
-    /// Writes the running heap profiler's profile into `directory` and keeps the newest `kept` heap
-    /// profiles there: the path, or why none was written.
-    static func write(directory: String, kept: Int, maxBytes: Int, pid: Int32 = getpid(), now: Date = Date())
-        -> Result<String, ProfileProblem>
-    {
+    /// Where a profile taken now goes in `directory`, or why none can be taken (no heap profiler runs).
+    static func plannedPath(directory: String, pid: Int32 = getpid(), now: Date = Date()) -> Result<
+        String, ProfileProblem
+    > {
+        guard HeapProfiles.running != nil else {
+            return .failure(.init("no heap profiler runs (ProbeHeap's HeapProfiler.start())"))
+        }
+        return .success(directory + "/" + name(pid: pid, time: now))
+    }
+
+    /// Writes the running heap profiler's profile to `path` (in `directory`, from ``plannedPath``),
+    /// whole or not at all, and keeps the newest `kept` heap profiles there; or says why it did not.
+    static func write(to path: String, directory: String, kept: Int, maxBytes: Int) -> Result<Void, ProfileProblem> {
         guard let heap = HeapProfiles.running else {
             return .failure(.init("no heap profiler runs (ProbeHeap's HeapProfiler.start())"))
         }
@@ -20,14 +28,13 @@ enum MemoryHeapProfiles {
         guard data.count <= maxBytes else {
             return .failure(.init("the heap profile is \(data.count) bytes, over heapProfileMaxBytes \(maxBytes)"))
         }
-        let path = directory + "/" + name(pid: pid, time: now)
         do {
             try AtomicFile.write(data, to: URL(fileURLWithPath: path))
         } catch {
             return .failure(.init("\(error)"))
         }
         prune(directory: directory, kept: kept)
-        return .success(path)
+        return .success(())
     }
 
     struct ProfileProblem: Error, CustomStringConvertible {

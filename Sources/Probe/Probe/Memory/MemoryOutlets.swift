@@ -74,6 +74,14 @@ final class MemoryOutlets: Sendable {
         configuration.onWarning?(warning)
     }
 
+    /// The heap profile a delivered warning named could not be written: said in the log (the record
+    /// is already out).
+    func heapProfileNotWritten(_ path: String, for warning: MemoryWarning, problem: String) {
+        configuration.logger?.error(
+            "memory watch \"\(configuration.name)\": the heap profile its \(warning.reason.rawValue) warning names was not written to \(path): \(problem)"
+        )
+    }
+
     func deliver(_ exit: PreviousExit) {
         if let factory {
             Counter(label: MetricName.previousExit, dimensions: [("reason", exit.reason.rawValue)], factory: factory)

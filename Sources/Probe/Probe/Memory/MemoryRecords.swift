@@ -27,8 +27,9 @@ public struct MemoryWarning: Sendable, Codable, Equatable {
     public var memory: MemorySnapshot
     /// How much each memory.events counter rose since the previous warning (or the start).
     public var eventIncrements: [String: UInt64]
-    /// The heap profile written for this warning (``MemoryWatchConfiguration/heapProfileDirectory``),
-    /// or why none was; both nil when none was asked for.
+    /// The heap profile for this warning (``MemoryWatchConfiguration/heapProfileDirectory``), or why
+    /// none is taken; both nil when none was asked for. The file is written right after the record is
+    /// delivered, whole or not at all: a process killed meanwhile leaves none, a failed write is logged.
     public var heapProfile: String?
     public var heapProfileProblem: String?
 }

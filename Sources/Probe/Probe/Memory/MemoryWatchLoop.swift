@@ -182,18 +182,27 @@ final class MemoryWatchLoop: @unchecked Sendable {
         var warning = MemoryWarning(
             watch: configuration.name, time: Date(), reason: reason, message: message, pressure: now.pressure,
             memory: now.memory, eventIncrements: increments)
-        // What holds the memory, before the kernel may end the process: near the limit or at it.
+        // What holds the memory, before the kernel may end the process: near the limit or at it. The
+        // record goes out first, naming the file written right after it: building the profile takes
+        // ~11 ms, and a process growing fast was killed meanwhile, its warning lost (1 of 7 runs).
+        var profilePath: String?
         if let directory = configuration.heapProfileDirectory, reason != .pressure {
-            switch MemoryHeapProfiles.write(
-                directory: directory, kept: configuration.heapProfilesKept, maxBytes: configuration.heapProfileMaxBytes)
-            {
-            case .success(let path): warning.heapProfile = path
+            switch MemoryHeapProfiles.plannedPath(directory: directory) {
+            case .success(let path): profilePath = path
             case .failure(let problem): warning.heapProfileProblem = problem.description
             }
+            warning.heapProfile = profilePath
         }
         breadcrumb?.noteWarning(reason, someAvg10: now.pressure?.someAvg10)
         state.note(warning)
         outlets.deliver(warning)
+        if let profilePath, let directory = configuration.heapProfileDirectory,
+            case .failure(let problem) = MemoryHeapProfiles.write(
+                to: profilePath, directory: directory, kept: configuration.heapProfilesKept,
+                maxBytes: configuration.heapProfileMaxBytes)
+        {
+            outlets.heapProfileNotWritten(profilePath, for: warning, problem: problem.description)
+        }
     }
 
     /// "cgroup v1 at 231 MiB of 256 MiB (90%), RSS 220 MiB anon + 9 MiB file".

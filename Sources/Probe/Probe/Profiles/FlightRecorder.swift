@@ -22,7 +22,7 @@ public final class FlightRecorder: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Samples a second of each thread's CPU time: 19 (not 20) avoids lockstep with periodic work.
         public var rate: Int = 19
-        /// The ring's size, reserved at start and filled as samples come (about 800 bytes each).
+        /// The ring's size, resident from start (written through once; about 800 bytes a sample).
         public var capacityBytes: Int = 6 << 20
         /// Samples older than this are dropped even when the ring has room.
         public var keep: Duration = .seconds(60)
@@ -245,6 +245,8 @@ struct FlightRing: ~Copyable {
 
     let slots: Int
     private let words: UnsafeMutablePointer<UInt>
+    /// The ring's own mapping's size in bytes (0: from malloc, when mmap failed).
+    private let mappedBytes: Int
     /// Samples written since the start, and the first one still kept.
     private var head = 0
     private var tail = 0
@@ -256,13 +258,27 @@ struct FlightRing: ~Copyable {
     private var timerSet: Int32 = -1
     private let scratch = UnsafeMutablePointer<cprobe_timer_sample>.allocate(capacity: CPUTimers.drainBatch)
 
+    /// A mapping of its own, made resident here (MAP_POPULATE) and unmapped at the end: left to fill,
+    /// the ring's pages became resident as samples reached them, so a replica's RSS rose by steps for
+    /// minutes (hours when quiet; docs/probe-in-a-server.md, "Soak"); and from malloc, a stopped
+    /// recorder's 6 MiB stayed with malloc (+6.4 MB after a thread-churn round, `ProbeFaultTests`).
     init(bytes: Int) {
         slots = max(16, bytes / (Self.slotWords * MemoryLayout<UInt>.stride))
-        words = .allocate(capacity: slots * Self.slotWords)
+        let count = slots * Self.slotWords
+        let size = count * MemoryLayout<UInt>.stride
+        let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+        if let mapped, mapped != MAP_FAILED {
+            words = mapped.bindMemory(to: UInt.self, capacity: count)
+            mappedBytes = size
+        } else {
+            words = .allocate(capacity: count)
+            words.initialize(repeating: 0, count: count)
+            mappedBytes = 0
+        }
     }
 
     deinit {
-        words.deallocate()
+        if mappedBytes > 0 { munmap(words, mappedBytes) } else { words.deallocate() }
         scratch.deallocate()
     }
 

@@ -49,10 +49,10 @@ public final class Symbolicator: Sendable {
 
     private let state = Mutex(State())
     /// Most cached addresses, and most cached names; each cache is dropped when it grows past this.
-    /// 16,384 frames fill a table of 32,768 buckets, 128 bytes each (key and `StackFrame`): ~4 MiB
-    /// besides their names, a replica's bound. 65,536 let a 30-minute soak under load grow by ~3 MB
-    /// of frames and names (docs/probe-in-a-server.md, "Soak").
-    private let cacheLimit = 16_384
+    /// 4,096 frames fill a table of 8,192 buckets, 128 bytes each (key and `StackFrame`): ~1 MiB
+    /// besides their names. A miss costs a binary search and a name already cached; 16,384 held ~4 MiB
+    /// for good, 65,536 grew a 30-minute soak by ~3 MB (docs/probe-in-a-server.md, "Soak").
+    private let cacheLimit = 4_096
 
     public init() {}
 

@@ -42,21 +42,28 @@ final class RestingClock: Sendable {
     }
 
     private func run() {
-        var pauses = PauseDetector(monotonic: cprobe_monotonic_ns(), boot: cprobe_boottime_ns())
+        let clock = SystemWatchdogClock()
+        var pauses = PauseDetector(
+            monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds(),
+            runQueueWait: clock.runQueueWaitNanoseconds())
         while true {
-            let start = cprobe_monotonic_ns()
+            let start = clock.monotonicNanoseconds()
             let tick = state.withLock { state in
                 state.parked.values.map { $0.restingTick(now: start) }.min()
             }
             guard let tick else {
                 changed.wait()  // nothing parked: no wake-up at all until a watchdog parks
-                pauses = PauseDetector(monotonic: cprobe_monotonic_ns(), boot: cprobe_boottime_ns())
+                pauses = PauseDetector(
+                    monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds(),
+                    runQueueWait: clock.runQueueWaitNanoseconds())
                 continue
             }
             if changed.wait(timeout: .now() + .nanoseconds(Int(tick))) == .success { continue }
-            let now = cprobe_monotonic_ns()
+            let now = clock.monotonicNanoseconds()
             // Each loop applies its own tolerance to it.
-            let pause = pauses.look(monotonic: now, boot: cprobe_boottime_ns(), due: start + tick, since: start)
+            let pause = pauses.look(
+                monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds(),
+                due: start + tick, since: start)
             let resumed = state.withLock { state -> [WatchdogLoop] in
                 // Looked at under the lock: a loop that unparks meanwhile waits for its look to end.
                 let due = state.parked.values.filter { $0.needsItsThread(now: now, pause: pause) }

@@ -53,11 +53,13 @@ private final class SteppedClock: WatchdogClock {
     func step(by nanoseconds: UInt64) { now.add(nanoseconds, ordering: .relaxed) }
     func monotonicNanoseconds() -> UInt64 { now.load(ordering: .relaxed) }
     func bootTimeNanoseconds() -> UInt64 { now.load(ordering: .relaxed) }
+    func runQueueWaitNanoseconds() -> UInt64? { 0 }
     func date() -> Date { Date(timeIntervalSince1970: 1_800_000_000) }
 }
 
 /// A stalled thread that gives no samples and no CPU time.
 private final class SilentReader: StalledThreadReader {
     func cpuNanoseconds(of tid: Int32) -> Int64? { nil }
+    func isAsleep(_ tid: Int32) -> Bool { false }
     func sample(_ tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {}
 }

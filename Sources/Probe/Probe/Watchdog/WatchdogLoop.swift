@@ -30,7 +30,7 @@ final class WatchdogLoop: @unchecked Sendable {
     /// The process's pauses between this loop's own looks.
     private var pauses = PauseDetector(monotonic: 0, boot: 0)
     /// A pause the resting clock saw at the look that handed this loop back its thread.
-    private var pauseWhileResting: UInt64 = 0
+    private var pauseWhileResting = Excuse.none
     /// When the next look is due between stalls (one tick after the previous).
     private var expectedWake: UInt64 = 0
     /// The target's busy period going on now.
@@ -63,12 +63,19 @@ final class WatchdogLoop: @unchecked Sendable {
     func prepare() -> [String] {
         ownership.check()
         defer { ownership.release() }
-        let limitations = observer.prepare()
+        var limitations = observer.prepare()
+        if clock is SystemWatchdogClock, let missing = Self.runQueueWaitMissing { limitations.append(missing) }
         // The first ping goes out before `start()` returns: work submitted after it queues behind
         // the ping, so the target's thread is known from its first stall on.
         begin()
         return limitations
     }
+
+    /// Why a late look cannot be told from a paused process here, nil when it can.
+    static let runQueueWaitMissing: String? =
+        access("/proc/thread-self/schedstat", R_OK) == 0
+        ? nil
+        : "a busy machine cannot be told from a paused process (/proc/thread-self/schedstat: \(String(cString: strerror(errno)))): a look later than half the threshold is excused as a pause, so stalls while every CPU is busy may go unreported"
 
     func run() {
         ownership.take()
@@ -128,8 +135,10 @@ final class WatchdogLoop: @unchecked Sendable {
         // A late wake-up of this thread, or a suspended machine, is time the watched thread could
         // not run either. The target was seen busy (or a ping out) at the previous look: the pause
         // counts from due.
-        let pause = pauses.look(monotonic: now, boot: clock.bootTimeNanoseconds(), due: wake, since: wake)
-        observe(now: now, pause: pause.excused(tolerance: intervals.pauseTolerance))
+        let pause = pauses.look(
+            monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds(),
+            due: wake, since: wake)
+        observe(now: now, excuse: pause.excused(tolerance: intervals.pauseTolerance))
         if now >= expectedWake { expectedWake = clock.monotonicNanoseconds() + intervals.tick }
     }
 
@@ -138,9 +147,10 @@ final class WatchdogLoop: @unchecked Sendable {
     func resumeFromRest() {
         ownership.check()
         let now = clock.monotonicNanoseconds()
-        pauses = PauseDetector(monotonic: now, boot: clock.bootTimeNanoseconds())
-        observe(now: now, pause: pauseWhileResting)
-        pauseWhileResting = 0
+        pauses = PauseDetector(
+            monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds())
+        observe(now: now, excuse: pauseWhileResting)
+        pauseWhileResting = .none
         expectedWake = now + intervals.tick
     }
 
@@ -148,7 +158,7 @@ final class WatchdogLoop: @unchecked Sendable {
     /// one still going on is recorded as ongoing.
     func end() {
         ownership.check()
-        observe(now: clock.monotonicNanoseconds(), pause: 0, stopping: true)
+        observe(now: clock.monotonicNanoseconds(), excuse: .none, stopping: true)
         let now = clock.monotonicNanoseconds()
         for stall in [episode].compactMap({ $0 }) + jobEpisodes.values.sorted(by: { $0.busySince < $1.busySince })
         where stall.confirmed && !stall.absorbed {
@@ -194,7 +204,7 @@ final class WatchdogLoop: @unchecked Sendable {
     }
 
     /// Episodes are changed in place, never copied whole: each holds its samples.
-    private func observe(now: UInt64, pause: UInt64, stopping: Bool = false) {
+    private func observe(now: UInt64, excuse: Excuse, stopping: Bool = false) {
         let busy = observer.busyPeriod(now: now)
         if let since = episode?.busySince, busy?.since != since, let ended = episode {
             // The busy period ended (or a new one began): one report per stall, at its end.
@@ -214,15 +224,15 @@ final class WatchdogLoop: @unchecked Sendable {
                 episode!.firstSeen = now
                 episode!.cpuAtFirstSeen = reader.cpuNanoseconds(of: thread)
             }
-            advance(&episode!, now: now, pause: pause)
+            advance(&episode!, now: now, excuse: excuse)
         }
-        observeJobs(now: now, pause: pause, stopping: stopping)
+        observeJobs(now: now, excuse: excuse, stopping: stopping)
     }
 
     /// Long jobs (the pool's): each thread inside one job for half the threshold is an episode of
     /// its own, sampled like a stalled event loop. While the whole target is starved, its long jobs
     /// are that starvation (its record holds each thread's stack) and are not reported again.
-    private func observeJobs(now: UInt64, pause: UInt64, stopping: Bool) {
+    private func observeJobs(now: UInt64, excuse: Excuse, stopping: Bool) {
         let jobs = observer.longJobs(now: now)
         if jobs.isEmpty, jobEpisodes.isEmpty { return }
         for (thread, job) in jobEpisodes
@@ -240,7 +250,7 @@ final class WatchdogLoop: @unchecked Sendable {
                     cpuAtFirstSeen: reader.cpuNanoseconds(of: thread), seenAt: clock.date())
             }
             if starved { jobEpisodes[thread]!.absorbed = true }
-            advance(&jobEpisodes[thread]!, now: now, pause: pause)
+            advance(&jobEpisodes[thread]!, now: now, excuse: excuse)
         }
     }
 
@@ -262,7 +272,9 @@ final class WatchdogLoop: @unchecked Sendable {
 
     /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
     /// half of it, reported early when `reportOngoingAfter` says so.
-    private func advance(_ current: inout StallEpisode, now: UInt64, pause: UInt64) {
+    private func advance(_ current: inout StallEpisode, now: UInt64, excuse: Excuse) {
+        var pause = excuse.paused
+        if excuse.waitedForCPU > 0, waitsForCPU(current) { pause += excuse.waitedForCPU }
         if pause > 0 {
             // Only the part of the pause inside this busy period is excused.
             current.excused += min(pause, now.saturatingSubtract(current.busySince))
@@ -296,6 +308,15 @@ final class WatchdogLoop: @unchecked Sendable {
             finish(current, ongoing: true, now: now, early: true)
             current.reported = true
         }
+    }
+
+    /// Whether a busy period's thread could have been waiting for a CPU, as the late look's thread
+    /// was: not a starved pool (its threads are held by jobs) nor a thread asleep in a wait (read
+    /// from /proc at such a look only). A queue whose thread is not known yet may be.
+    private func waitsForCPU(_ episode: StallEpisode) -> Bool {
+        guard !episode.isPoolStarvation else { return false }
+        guard let thread = episode.threadID else { return true }
+        return !reader.isAsleep(thread)
     }
 
     private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false) {

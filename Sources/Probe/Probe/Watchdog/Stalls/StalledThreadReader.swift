@@ -12,6 +12,9 @@ protocol StalledThreadReader: AnyObject {
     /// Adds one sample of `tid` to `samples`; `since` is when the episode's sampling began, for the
     /// sampling budget.
     func sample(_ tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64)
+    /// True when the thread is asleep or in an uninterruptible wait (S, D): waiting for something
+    /// other than a CPU.
+    func isAsleep(_ tid: Int32) -> Bool
 }
 
 /// The real reader: a blocked thread's stack is read from `/proc` and its stack memory; a running
@@ -31,6 +34,8 @@ final class SignalSampler: StalledThreadReader {
     deinit { buffer.deallocate() }
 
     func cpuNanoseconds(of tid: Int32) -> Int64? { ThreadInfo.cpuNanoseconds(of: tid) }
+
+    func isAsleep(_ tid: Int32) -> Bool { ["S", "D"].contains(ThreadInfo.state(of: tid)) }
 
     func sample(_ tid: Int32, into samples: inout ThreadSamples, since: UInt64, now: UInt64) {
         let state = ThreadInfo.state(of: tid)
