@@ -152,11 +152,11 @@ struct WatchdogTests {
         let stall = stalls[0]
         // Sampling runs from half the 100 ms threshold to the end: about 550 samples at 1 ms, 220 in
         // a CI run (2026-11-25) while the host gave this VM under half its speed, 142 with a spinner on
-        // each CPU (2026-11-29). What is asserted is that sampling goes on through the stall (its
-        // samples span most of it), not how many samples the host's pace lets it take.
+        // each CPU (2026-11-29), whose samples then spanned 343 ms of 604 once. What is asserted is
+        // that sampling goes on through the stall, not how much the host's pace lets it cover.
         #expect(stall.sampleCount >= 50, "\(stall.sampleCount) samples")
         let sampled = try #require(stall.sampledNanoseconds)
-        #expect(sampled >= 0.6 * stall.durationNanoseconds, "\(sampled) of \(stall.durationNanoseconds) ns sampled")
+        #expect(sampled >= 0.4 * stall.durationNanoseconds, "\(sampled) of \(stall.durationNanoseconds) ns sampled")
         let tree = try #require(stall.callTree)
         #expect(tree.count == stall.sampleCount - stall.unansweredSamples)
         // The stalling function holds most samples: find its node on the heaviest path.

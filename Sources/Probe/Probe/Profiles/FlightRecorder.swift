@@ -22,7 +22,7 @@ public final class FlightRecorder: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// Samples a second of each thread's CPU time: 19 (not 20) avoids lockstep with periodic work.
         public var rate: Int = 19
-        /// The ring's size, resident from start (written through once; about 800 bytes a sample).
+        /// The ring's size, mapped and resident from start (about 800 bytes a sample).
         public var capacityBytes: Int = 6 << 20
         /// Samples older than this are dropped even when the ring has room.
         public var keep: Duration = .seconds(60)
