@@ -133,8 +133,8 @@ final class WatchdogLoop: @unchecked Sendable {
         ownership.check()
         let now = clock.monotonicNanoseconds()
         // A late wake-up of this thread, or a suspended machine, is time the watched thread could
-        // not run either. The target was seen busy (or a ping out) at the previous look: the pause
-        // counts from due.
+        // not run either, but for the part spent waiting for a CPU (`PauseDetector`). The target was
+        // seen busy (or a ping out) at the previous look: the pause counts from due.
         let pause = pauses.look(
             monotonic: now, boot: clock.bootTimeNanoseconds(), runQueueWait: clock.runQueueWaitNanoseconds(),
             due: wake, since: wake)
