@@ -208,6 +208,26 @@ struct StallDetectionTests {
         #expect(virtual.watchdog.statistics.pausesIgnored == 1)
     }
 
+    /// A stall of a runnable target whose watchdog waited for a CPU at several looks is sampled from
+    /// half the threshold of its wall time, not of what is left once the waits are excused: a cpu-bound
+    /// stall under two spinners was sampled only in its last 15 ms of 603 (`make test`, 2026-11-29).
+    @Test func aStallSeenByLateLooksIsSampledFromHalfTheThreshold() throws {
+        let (virtual, collector) = watchdog()
+        virtual.reader.state = "R"
+        virtual.busy()
+        for _ in 0..<5 {
+            virtual.advanceTime(by: .milliseconds(10))
+            virtual.waitForCPU(for: .milliseconds(60))
+        }
+        virtual.advanceTime(by: .milliseconds(200))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        let stalls = collector.all
+        try #require(stalls.count == 1)
+        let sampled = try #require(stalls[0].sampledNanoseconds)
+        #expect(sampled >= 400e6, "\(sampled) ns sampled of a \(stalls[0].durationNanoseconds) ns stall")
+    }
+
     /// A pause followed by a wait for a CPU is still a pause: only the wait is taken off the late look.
     @Test func aPauseFollowedByAWaitForACPUIsStillExcused() {
         let (virtual, collector) = watchdog()

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Soak: the service for MINUTES minutes with a stall every second on a random loop (a mix of
 /block, /sleep, /starve and /handler-sleep, 150-400 ms each, 170-400 under --wrk) while /fast traffic goes on. Passes
-when the service never crashes, every stall is recorded exactly once with its watchdog and class,
+when the service never crashes, every stall is recorded exactly once with its watchdog and class
+(each record paired with the stall made on its watchdog within 2 s of its start; a stall missed or a
+record of none is named; every stall made is kept in WORKDIR/made.csv),
 no record names a Probe thread or frame, /fast never fails, and its resident memory (VmRSS) grows by at most 1 MB after the
 warm-up: the first minute, or the first 5 minutes under wrk. The server alone stays flat under wrk (32.5 MB, anonymous
 3.3 MB, +0.06 MB in 10 minutes, --no-probe, 2026-11-29); what grows in the warm-up is Probe's, tables filling to their
@@ -23,7 +25,7 @@ ended (Probe keeps one per thread it follows, so their number follows the pool's
 soak of 10 minutes or more the descriptors' median in the last 5 minutes may not exceed the first 5's
 (RSS: the 1 MB limit).
 
-Usage: soak.py [MINUTES] [WORKDIR] [--no-probe] [--wrk] [--heap]   (default 10 minutes; the service must be built)
+Usage: soak.py [MINUTES] [WORKDIR] [--no-probe] [--wrk] [--heap] [--trim-at-end]   (default 10 minutes; the service must be built)
 --no-probe runs the same traffic against the service without Probe (stall records not checked):
 the server's own memory growth, to set Probe's apart from it. --wrk: the /fast traffic comes from
 `wrk -t1 -c8` (as fast as it goes) instead of two clients pacing at 5 ms, and the shortest stall is
@@ -31,8 +33,10 @@ the server's own memory growth, to set Probe's apart from it. --wrk: the /fast t
 that finds it (docs/probe-in-a-server.md, "Soak"). --heap: the service samples its allocations
 (ProbeHeap) and the soak keeps /debug/pprof/heap at the end of the warm-up and at the end
 (WORKDIR/heap-warm.pb.gz, heap-end.pb.gz: `go tool pprof -top -diff_base heap-warm.pb.gz heap-end.pb.gz`
-says what the memory grown since is held by)."""
+says what the memory grown since is held by). --trim-at-end: before stopping the service, calls malloc_trim(0)
+in it through gdb and prints what RSS and each mapping gave back (memory malloc kept after frees)."""
 
+import calendar
 import csv
 import os
 import random
@@ -109,11 +113,14 @@ def save_heap_profile(port, path):
 
 
 def main():
-    flags = {"--no-probe", "--wrk", "--heap"}
+    flags = {"--no-probe", "--wrk", "--heap", "--trim-at-end"}
     arguments = [argument for argument in sys.argv[1:] if argument not in flags]
     probe = "--no-probe" not in sys.argv[1:]
     use_wrk = "--wrk" in sys.argv[1:]
     heap = "--heap" in sys.argv[1:] and probe
+    trim = "--trim-at-end" in sys.argv[1:]
+    if trim and not shutil.which("gdb"):
+        fail("--trim-at-end: gdb not found: apt-get install gdb")
     shortest = SHORTEST_STALL_MS[use_wrk]
     if use_wrk and not shutil.which("wrk"):
         fail("wrk not found: apt-get install wrk")
@@ -131,7 +138,7 @@ def main():
     made, made_at, memory, per_minute = [], [], [], []  # memory: (seconds, {figure: KiB})
     mappings = {}  # RSS per mapping (Service.rss_by_mapping_kib) at minute 1, the warm-up's end and the end
     reported = False
-    started = time.monotonic()
+    started, started_wall = time.monotonic(), time.time()
     try:
         while time.monotonic() - started < minutes * 60:
             tick = time.monotonic()
@@ -141,9 +148,10 @@ def main():
             loop = generator.randrange(2)
             on_pool = kind in ("starve", "handler-sleep")
             path = f"/{kind}?ms={ms}" + ("" if on_pool else f"&loop={loop}")
+            wall = time.time()
             status, _, _ = service.get(path)
             check(status == 200, f"{path} answered {status}")
-            made.append((kind, "cooperative-pool" if on_pool else f"event-loop-{loop}", ms))
+            made.append((kind, "cooperative-pool" if on_pool else f"event-loop-{loop}", ms, wall))
             made_at.append(tick - started)
             if len(made) % 5 == 0:
                 figures = service.memory_kib()
@@ -175,6 +183,8 @@ def main():
             counts["ok"], counts["failed"] = wrk_failures(wrk.communicate(timeout=30)[0])
         dropped = sum(service.metric("probe_stall_records_dropped_total").values()) if probe else 0
         mappings["end"] = service.rss_by_mapping_kib()
+        if trim:
+            mappings["trimmed"] = trim_malloc(service)
         if heap:
             save_heap_profile(service.profile_port, os.path.join(workdir, "heap-end.pb.gz"))
         time.sleep(0.5)
@@ -182,16 +192,15 @@ def main():
         check(status == 0, f"the service exited with {status} on SIGTERM")
 
         report_mappings(mappings)  # first: what grew is read whichever check fails next
-        recorded = service.stalls() if probe else [None] * len(made)
+        write_made(made, workdir)
+        recorded = service.stalls() if probe else []
+        pairs, missed, extra = match(made, recorded) if probe else ([], [], [])
         expected_class = {"block": "cpu-bound", "sleep": "blocked", "starve": "starved", "handler-sleep": "blocked"}
         mismatches, blamed = [], []
-        for index, ((kind, watchdog, ms), stall) in enumerate(zip(made, recorded)):
-            if stall is None:
-                continue
-            classification = stall["classification"]
-            if stall["watchdog"] != watchdog or classification != expected_class[kind]:
-                mismatches.append(f"#{index}: made {kind} on {watchdog}, recorded "
-                                  f"{stall['classification']} on {stall['watchdog']}")
+        for index, stall in pairs:
+            kind, watchdog, _, _ = made[index]
+            if stall["classification"] != expected_class[kind]:
+                mismatches.append(f"#{index}: made {kind} on {watchdog}, recorded {stall['classification']}")
             # Probe never blames itself: no Probe thread among the threads, no Probe frame in the group
             # or on top of the dominant stack.
             names = [thread.get("name") or "" for thread in stall.get("threads") or []]
@@ -199,7 +208,12 @@ def main():
             if any(name.startswith("probe-") for name in names) or "probe" in stall["groupKey"].lower() \
                     or any(symbol.startswith(("cprobe_", "Probe.")) for symbol in top):
                 blamed.append(f"#{index}: group {stall['groupKey'][:120]}, threads {names}")
-        check(len(recorded) == len(made), f"{len(made)} stalls made, {len(recorded)} recorded")
+        check(not missed and not extra,
+              f"{len(made)} stalls made, {len(recorded)} recorded; not recorded: "
+              + ("; ".join(describe_made(made[index], started_wall) for index in missed) or "none")
+              + "; recorded but not made: "
+              + ("; ".join(f"{stall['classification']} on {stall['watchdog']} at {stall['start']}, "
+                           f"{stall['durationNanoseconds'] / 1e6:.0f} ms" for stall in extra) or "none"))
         check(not mismatches, f"{len(mismatches)} stalls recorded differently: {mismatches[:5]}")
         check(not blamed, f"{len(blamed)} records name a Probe thread or frame: {blamed[:5]}")
         check(counts["failed"] == 0, f"{counts['failed']} /fast requests failed")
@@ -209,11 +223,12 @@ def main():
         reported = True
         flat = report_flat(memory)
         if probe:
-            report_late_modules(recorded, made_at)
+            ordered = sorted(pairs, key=lambda pair: pair[0])
+            report_late_modules([stall for _, stall in ordered], [made_at[index] for index, _ in ordered])
         check(LIMITED in growth, "the soak was shorter than a minute: no memory to compare")
         check(growth[LIMITED] <= GROWTH_LIMIT_KIB,
               f"{dict(STATUS_FIGURES)[LIMITED]} grew by {growth[LIMITED]} KiB after the first {warm_up // 60} minute(s)")
-        kinds = {kind: sum(1 for made_kind, _, _ in made if made_kind == kind) for kind in expected_class}
+        kinds = {kind: sum(1 for made_kind, _, _, _ in made if made_kind == kind) for kind in expected_class}
         recorded_text = "made and recorded once each" if probe else "made (not recorded: no Probe)"
         print(f"soak passed{'' if probe else ' (without Probe)'}: {minutes:g} min, {len(made)} stalls {recorded_text} ({kinds}), "
               f"/fast ok {counts['ok']} failed 0{' (wrk)' if use_wrk else ''}, {flat}, "
@@ -227,6 +242,53 @@ def main():
         if memory and not reported:
             report_memory(memory, per_minute, workdir, WARM_UP[use_wrk])
         fail(str(failure))
+
+
+def trim_malloc(service):
+    """--trim-at-end: calls malloc_trim(0) in the service (gdb attaches, stopping it for about a second)
+    and returns its mappings after. What the trim gives back is memory malloc kept after frees (free
+    chunks in its arenas' pages), not live data: it tells allocator retention from growth that is held."""
+    before = service.memory_kib()
+    answer = subprocess.run(["gdb", "-p", str(service.process.pid), "-batch", "-nx",
+                             "-ex", "call (int) malloc_trim(0)"], capture_output=True, text=True, timeout=60)
+    after = service.memory_kib()
+    check(answer.returncode == 0, f"gdb could not call malloc_trim: {answer.stderr.strip()[-300:]}")
+    print(f"malloc_trim(0) at the end: RSS {before.get('rss')} -> {after.get('rss')} KiB, "
+          f"RssAnon {before.get('anon')} -> {after.get('anon')} KiB", flush=True)
+    return service.rss_by_mapping_kib()
+
+
+def write_made(made, workdir):
+    """Every stall made, in order (WORKDIR/made.csv): kind, watchdog, ms and the wall-clock second
+    its request was sent, to find the record of any of them in stalls.jsonl."""
+    with open(os.path.join(workdir, "made.csv"), "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["index", "kind", "watchdog", "ms", "sent"])
+        for index, (kind, watchdog, ms, wall) in enumerate(made):
+            sent = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{int(wall % 1 * 1000):03d}Z"
+            writer.writerow([index, kind, watchdog, ms, sent])
+
+
+def match(made, recorded, slack=2.0):
+    """Pairs each record with the earliest unmatched stall made on its watchdog whose request was sent
+    at most SLACK seconds from the record's start (a record's start is written to the second). Returns
+    ([(made index, record)], indices of stalls never recorded, records of no stall made)."""
+    pairs, extra, taken = [], [], set()
+    for stall in recorded:
+        start = calendar.timegm(time.strptime(stall["start"][:19], "%Y-%m-%dT%H:%M:%S"))
+        found = next((index for index, (_, watchdog, _, wall) in enumerate(made) if index not in taken
+                      and watchdog == stall["watchdog"] and abs(wall - start) <= slack), None)
+        if found is None:
+            extra.append(stall)
+        else:
+            taken.add(found)
+            pairs.append((found, stall))
+    return pairs, [index for index in range(len(made)) if index not in taken], extra
+
+
+def describe_made(stall, started_wall):
+    kind, watchdog, ms, wall = stall
+    return f"{kind} {ms} ms on {watchdog} at {(wall - started_wall) / 60:.2f} min"
 
 
 def modules(stall):
@@ -269,14 +331,14 @@ def report_mappings(mappings):
     largest change first: says whether growth is anonymous (heap, stacks) or pages of a file, and of
     which module and segment (r-xp: code, and on these toolchains the unwind tables .eh_frame and
     .eh_frame_hdr that libunwind reads in place)."""
-    for since in ("minute 1", "warm-up"):
-        if since not in mappings or "end" not in mappings:
+    for since, to in (("minute 1", "end"), ("warm-up", "end"), ("end", "trimmed")):
+        if since not in mappings or to not in mappings:
             continue
-        first, last = mappings[since], mappings["end"]
+        first, last = mappings[since], mappings[to]
         changes = sorted(((last.get(key, 0) - first.get(key, 0), key) for key in set(first) | set(last)),
                          key=lambda change: (-abs(change[0]), change[1]))
         changes = [(kib, key) for kib, key in changes if kib != 0]
-        print(f"RSS by mapping, {since} to the end: {sum(kib for kib, _ in changes):+d} KiB" + ("" if changes else ", no change"))
+        print(f"RSS by mapping, {since} to {'the end' if to == 'end' else 'after malloc_trim(0)'}: {sum(kib for kib, _ in changes):+d} KiB" + ("" if changes else ", no change"))
         for kib, key in changes[:12]:
             path, permissions = key.rsplit(" ", 1)
             print(f"  {kib:+6d} KiB  {os.path.basename(path) or path} {permissions}  ({first.get(key, 0)} -> {last.get(key, 0)})")

@@ -271,7 +271,7 @@ final class WatchdogLoop: @unchecked Sendable {
     }
 
     /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
-    /// half of it, reported early when `reportOngoingAfter` says so.
+    /// half of it (wall time), reported early when `reportOngoingAfter` says so.
     private func advance(_ current: inout StallEpisode, now: UInt64, excuse: Excuse) {
         var pause = excuse.paused
         if excuse.waitedForCPU > 0, waitsForCPU(current) { pause += excuse.waitedForCPU }
@@ -292,7 +292,10 @@ final class WatchdogLoop: @unchecked Sendable {
                     start: current.busySince)
             }
         }
-        if effective >= intervals.samplingAge, now >= current.nextSampleAt, !current.samplingDone {
+        // Sampled from half the threshold of wall time, as a pool's jobs are: time excused from the
+        // stall's length (a pause, this thread's waits for a CPU) does not put off its evidence, and
+        // a busy period that never becomes a stall drops its samples.
+        if elapsed >= intervals.samplingAge, now >= current.nextSampleAt, !current.samplingDone {
             if !current.sampling {
                 current.sampling = true
                 current.samplingSince = now
