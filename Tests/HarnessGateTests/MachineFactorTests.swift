@@ -134,6 +134,9 @@ import Testing
         #expect(abs((first ?? 0) - 1.1) < 0.03)
         #expect(entry.explanation.hasPrefix("confirmed by a re-run: "))
         #expect(ProcessFactors.companions(of: ["a"], among: ["a", "b", "c"]) == [])
+        // Two suspects of four: both others come along, each suspect then shares its process with three.
+        #expect(ProcessFactors.companions(of: ["b", "d"], among: ["a", "b", "c", "d"]) == ["a", "c"])
+        #expect(ProcessFactors.companions(of: ["b", "c"], among: ["a", "b", "c"]) == [])
     }
 
     @Test func aFactorBeyondTheBoundIsNamedWithTheFactor() throws {

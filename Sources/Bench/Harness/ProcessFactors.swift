@@ -40,10 +40,13 @@ public enum ProcessFactors {
     package static let factorBoundPercent = 15.0
 
     /// What a second look measures besides `suspects` (of the run's `ids`, in order): ``minimumOthers``
-    /// other benchmarks, so that its process's machine factor can be told; none when the run has too few.
+    /// other benchmarks, or every other when fewer give each suspect ``minimumOthers`` others counting
+    /// the other suspects, so that its process's machine factor can be told; none when the run has too
+    /// few. (Two suspects of four once went alone and were "confirmed" 44–65% slower on raw levels.)
     package static func companions(of suspects: [String], among ids: [String]) -> [String] {
         let others = ids.filter { !suspects.contains($0) }
-        return others.count >= minimumOthers ? Array(others.prefix(minimumOthers)) : []
+        if others.count >= minimumOthers { return Array(others.prefix(minimumOthers)) }
+        return suspects.count - 1 + others.count >= minimumOthers ? others : []
     }
 
     /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples

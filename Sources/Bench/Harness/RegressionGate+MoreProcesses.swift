@@ -22,9 +22,9 @@ extension RegressionGate {
         /// Looks at most; the level each look is tested at is set by it.
         public var maximumLooks = 6
         /// The part of the comparator's alpha all looks spend together: a fifth (1% of the default 5%).
-        /// The first look counts a candidate's processes as one draw, far more cautious than its alpha;
-        /// looks count each process, so at the whole alpha they would let up to 2.5% of unchanged runs
-        /// be called slower: 1 of 40 was, on a moving host (docs/regression-gate.md, 2026-11-29).
+        /// The first look counts a candidate's processes as one draw, more cautious than its alpha while
+        /// the baseline's processes vary as the candidate's do; looks count each process, so at the whole
+        /// alpha up to 2.5% of unchanged runs could be called slower: 1 of 40 was (docs/regression-gate.md).
         public var alphaShare = 0.2
 
         public init() {}
