@@ -199,4 +199,27 @@ import Testing
         #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false).isEmpty)
         #expect(gate.moreProcesses.undecided(first.comparison, interleaved: true) == [few[0]])
     }
+
+    /// A stored baseline of few processes (.ci/run's quick one has 3) cannot show how far its own level
+    /// moves from process to process: no looks count against it (a false 28.8% after 4 looks,
+    /// 2026-11-29), and the command is told why; a baseline's build beside the candidate still looks.
+    @Test func aBaselineOfFewProcessesGetsNoLooks() throws {
+        let heap = Self.ids[0]
+        let baseline = Self.report(processes: 3, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: [heap: 1.25], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        let firstHeap = try entry(first)
+        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        let policy = gate.moreProcesses
+        #expect(policy.undecided(first.comparison, interleaved: false).isEmpty)
+        let short = policy.undecidedForTooFewBaselineProcesses(first.comparison, interleaved: false)
+        #expect(short.map(\.id).contains(heap) && short.allSatisfy { $0.baseline == 3 })
+        #expect(policy.undecided(first.comparison, interleaved: true) == short.map(\.id))
+        #expect(policy.undecidedForTooFewBaselineProcesses(first.comparison, interleaved: true).isEmpty)
+        let kept = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { _ in
+            Issue.record("a look against a 3-process baseline")
+            return nil
+        }
+        #expect(kept == first)
+    }
 }

@@ -95,6 +95,40 @@ import Testing
         expectSameVerdicts(moved, Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1))
     }
 
+    /// The candidate's processes 30–60% slower than the baseline's and moving within them (a neighbour
+    /// on and off): a verdict on levels relative to the machine's factor is no verdict, as dividing out
+    /// a move that large is inexact for real benchmarks (an unchanged sort called 5–14% faster, 2026-11-29).
+    /// The same slower level held steady through each process is another host's: no such review, and
+    /// the +10% is still found beyond the others' shared slowdown.
+    @Test func aFactorBeyondTheBoundThatMovesWithinProcessesIsInconclusive() throws {
+        let regressed = Self.ids[3]
+        let baseline = Self.report(processes: 10, draw: 0)
+        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1) { _, round, _ in
+            round % 2 == 0 ? 1.3 : 1.6
+        }
+        let movingEntries = entries(gate.decide(baseline: baseline, current: moving))
+        for id in Self.ids {
+            let entry = try #require(movingEntries[id])
+            #expect(entry.verdict == .inconclusive, "\(id): \(entry.explanation)")
+            guard case .machineMoved(3, 3, let lowest, let highest, 15)? = entry.reason.reviews.last else {
+                Issue.record("\(id): no machineMoved review: \(entry.reason.reviews)")
+                continue
+            }
+            #expect(lowest > 1.25 && highest < 1.65, "\(lowest)…\(highest)")
+            #expect(
+                entry.explanation.contains("inconclusive: the machine's factor lay beyond ±15% in 3 of this run's 3"))
+        }
+        #expect(RegressionGate.Status(gate.decide(baseline: baseline, current: moving).comparison) == .inconclusive)
+
+        let steady = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1) { _, _, _ in 1.45 }
+        let steadyEntries = entries(gate.decide(baseline: baseline, current: steady))
+        #expect(steadyEntries[regressed]?.verdict == .regressed)
+        #expect(
+            !steadyEntries.values.contains {
+                $0.reason.reviews.contains { if case .machineMoved = $0 { true } else { false } }
+            })
+    }
+
     /// A neighbour that leaves in the third round, after the first three benchmarks' visits: they are
     /// slow in three rounds, the others in two, so their raw process medians lie 30% apart, and the
     /// process's factor, one for all, would call them regressed. Divided by each round's factor, the

@@ -146,6 +146,11 @@ import Testing
             words([.moreProcesses(firstProcesses: nil, addedProcesses: 2, looks: 1, interleaved: true, decided: false)])
                 == "undecided at first, and still after 2 fresh processes of each build, alternating (1 look): " + found
         )
+        #expect(
+            words([.machineMoved(processes: 2, of: 3, lowest: 1.16, highest: 1.6, boundPercent: 15)])
+                == found + "; inconclusive: the machine's factor lay beyond ±15% in 2 of this run's 3 processes "
+                + "(×1.16–1.60) and moved within them, which divides out inexactly; measure again when the machine "
+                + "is steadier, or give the baseline's build (--baseline-binary)")
         // In order: the re-run frames what its own comparison found and reviewed.
         #expect(words([.rerunMissing, .rerunConfirmed(firstRatio: 1.2)]).hasSuffix("stands (first run +20.0 %)"))
     }

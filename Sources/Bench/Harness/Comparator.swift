@@ -166,6 +166,9 @@ public struct Comparator: Sendable {
         var busy: MachineContention? = nil
         /// Which process levels were compared, when processes were.
         var processLevels: ComparisonReason.ProcessLevelBasis? = nil
+        /// Set when the levels were relative and the machine's factor moved too far for them
+        /// (``MachineFactors/moved(_:)``): a verdict on them is then inconclusive.
+        var machineMoved: ComparisonReason.Review? = nil
 
         func entry(
             _ verdict: ComparisonEntry.Verdict, _ finding: ComparisonReason.Finding, pValue: Double? = nil,
@@ -270,7 +273,9 @@ public struct Comparator: Sendable {
             var new = ProcessFactors.medianByProcess(
                 current, processes: processes.current ?? Array(repeating: 0, count: current.count))
             if let machine {
-                figures.processLevels = machine.divide(id: id, baseline: &old, current: &new) { raw in
+                (figures.processLevels, figures.machineMoved) = machine.divide(
+                    id: id, baseline: &old, current: &new
+                ) { raw in
                     ProcessLevelComparison(
                         baseline: raw.baseline, current: raw.current, confidenceLevel: confidenceLevel,
                         model: processModel)?.ratioInterval

@@ -10,11 +10,34 @@ struct MachineFactors {
     /// Each benchmark's median over the baseline's processes. Both sides are divided by it, so that
     /// a candidate's slow minute is divided out as the baseline's slow processes are.
     var reference: [String: Double]
+    /// How far apart the machine's factors in the rounds of each of the current side's processes lie.
+    var currentRoundSpread: [Int: Double]
+
+    /// Round factors within this percent of each other: the machine was steady through the process,
+    /// so a factor beyond the bound is a level (another host, another frequency), which divides out.
+    static let steadyRoundSpreadPercent = 10.0
 
     init(baseline: Report, current: Report, metric: Metric) {
         self.baseline = ProcessFactors.levels(baseline, metric: metric)
         self.current = ProcessFactors.levels(current, metric: metric)
         reference = ProcessFactors.reference(self.baseline)
+        currentRoundSpread = RoundFactorModel(current, metric: metric).roundSpreadPercent()
+    }
+
+    /// The ``ComparisonReason/Review/machineMoved(processes:of:lowest:highest:boundPercent:)`` of a
+    /// comparison on relative levels whose current `factors` (by process) lie beyond the bound in more
+    /// than half of its processes, unless the machine was steady within each of those (a move of ×1.16–1.60
+    /// in the candidate's processes, a neighbour on and off every 4 s, called an unchanged sort 5–14%
+    /// faster three times in ten, 2026-11-29); nil otherwise.
+    func moved(_ factors: [Int: Double]) -> ComparisonReason.Review? {
+        let bound = 1 + ProcessFactors.factorBoundPercent / 100
+        let beyond = factors.filter { $0.value > bound || $0.value < 1 / bound }
+        guard beyond.count * 2 > factors.count,
+            beyond.keys.contains(where: { (currentRoundSpread[$0] ?? 0) > Self.steadyRoundSpreadPercent })
+        else { return nil }
+        return .machineMoved(
+            processes: beyond.count, of: factors.count, lowest: beyond.values.min()!, highest: beyond.values.max()!,
+            boundPercent: ProcessFactors.factorBoundPercent)
     }
 
     /// The levels of `metric` and of what a comparison falls back on (CPU time for a busy side, wall
@@ -38,7 +61,7 @@ struct MachineFactors {
     func divide(
         id: String, baseline old: inout [Int: Double], current new: inout [Int: Double],
         rawInterval: (ComparisonReason.PerSide<[Double]>) -> ConfidenceInterval?
-    ) -> ComparisonReason.ProcessLevelBasis {
+    ) -> (basis: ComparisonReason.ProcessLevelBasis, moved: ComparisonReason.Review?) {
         let oldFactors = ProcessFactors.commonFactors(of: id, levels: baseline, reference: reference)
         let newFactors = ProcessFactors.commonFactors(of: id, levels: current, reference: reference)
         guard case .known(let oldByProcess) = oldFactors, case .known(let newByProcess) = newFactors,
@@ -48,9 +71,10 @@ struct MachineFactors {
                 if case .unknowable(let fewest) = factors { return fewest }
                 return Int.max
             }
-            return .raw(
+            let basis = ComparisonReason.ProcessLevelBasis.raw(
                 otherBenchmarks: min(fewest.min() ?? 0, ProcessFactors.minimumOthers - 1),
                 minimum: ProcessFactors.minimumOthers)
+            return (basis, nil)
         }
         let raw = ComparisonReason.PerSide(
             baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! })
@@ -59,10 +83,11 @@ struct MachineFactors {
         if let levels = current[id], Set(levels.keys) == Set(new.keys) { new = levels }
         for (process, factor) in oldByProcess where old[process] != nil { old[process]! /= factor }
         for (process, factor) in newByProcess where new[process] != nil { new[process]! /= factor }
-        return .relative(
+        let basis = ComparisonReason.ProcessLevelBasis.relative(
             factors: ComparisonReason.PerSide(
                 baseline: old.keys.sorted().map { oldByProcess[$0]! },
                 current: new.keys.sorted().map { newByProcess[$0]! }),
             rawInterval: rawInterval(raw), boundPercent: ProcessFactors.factorBoundPercent)
+        return (basis, moved(newByProcess.filter { new[$0.key] != nil }))
     }
 }

@@ -27,24 +27,45 @@ extension RegressionGate {
         /// alpha up to 2.5% of unchanged runs could be called slower: 1 of 40 was (docs/regression-gate.md).
         public var alphaShare = 0.2
 
+        /// Processes a stored baseline needs before looks count against it: fewer cannot show how far
+        /// its level moves from one process to the next (looks against a 3-process baseline called an
+        /// unchanged benchmark 28.8% slower in .ci/run, 2026-11-29). The README records 10.
+        public var minimumBaselineProcesses = 8
+
         public init() {}
 
         /// The time entries of a comparison in processes that more processes could decide: *within
         /// noise* because the interval reached beyond the threshold or included no change, on a machine
         /// that was not busy; without `interleaved` only those on relative levels (the machine's factor
-        /// divided out), as raw levels of a candidate's processes share its minute.
+        /// divided out), as raw levels of a candidate's processes share its minute, against a stored
+        /// baseline of at least ``minimumBaselineProcesses``.
         public func undecided(_ comparison: Comparison, interleaved: Bool) -> [String] {
+            undecidable(comparison, interleaved: interleaved)
+                .filter { interleaved || $0.baseline >= minimumBaselineProcesses }.map(\.id)
+        }
+
+        /// What ``undecided(_:interleaved:)`` leaves within noise only because the stored baseline has
+        /// too few processes (none when `interleaved`), with that count: for the command to say so.
+        public func undecidedForTooFewBaselineProcesses(_ comparison: Comparison, interleaved: Bool)
+            -> [(id: String, baseline: Int)]
+        {
+            guard !interleaved else { return [] }
+            return undecidable(comparison, interleaved: false).filter { $0.baseline < minimumBaselineProcesses }
+        }
+
+        private func undecidable(_ comparison: Comparison, interleaved: Bool) -> [(id: String, baseline: Int)] {
             guard budgetSeconds > 0, maximumLooks > 0, processesPerLook > 0 else { return [] }
-            return comparison.entries.filter { entry in
+            return comparison.entries.compactMap { entry in
                 guard entry.metric == .wallTime || entry.metric == .cpuTime, entry.verdict == .withinNoise,
                     entry.reason.substitution == nil, entry.reason.reviews.isEmpty,
-                    case .tested(_, _, let processes, _, let outcome) = entry.reason.finding, processes != nil,
+                    case .tested(_, _, let processes?, _, let outcome) = entry.reason.finding,
                     outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
-                else { return false }
-                if interleaved { return true }
-                if case .relative? = entry.reason.processLevels { return true }
-                return false
-            }.map(\.id)
+                else { return nil }
+                if !interleaved {
+                    guard case .relative? = entry.reason.processLevels else { return nil }
+                }
+                return (entry.id, processes.baseline)
+            }
         }
 
         /// A look's benchmarks: the open ones, then the quickest others the baseline has until each

@@ -314,6 +314,13 @@ extension Comparator {
                 baselineMedian: figures.baselineMedian ?? 0, pValue: p)
             entry = figures.entry(.withinNoise, finding, pValue: pValue, adjustedPValue: adjustedPValue)
         }
+        if let moved = figures.machineMoved,
+            entry.verdict == .regressed || entry.verdict == .improved
+                || entry.verdict == .noChange
+        {
+            entry.review(moved, verdict: .inconclusive)
+            return entry
+        }
         if let busy = figures.busy {
             if entry.verdict == (busy.currentWasBusier ? .regressed : .improved) {
                 // Slower on the busier side: what neighbours add to CPU time differs by benchmark

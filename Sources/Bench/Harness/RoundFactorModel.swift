@@ -63,6 +63,17 @@ package struct RoundFactorModel {
         return others.count >= ProcessFactors.minimumOthers ? SampleStatistics.median(others) : nil
     }
 
+    /// How far apart the machine's factors in a process's rounds lie (``ProcessFactors/spreadPercent(_:)``
+    /// of each round's median ratio over every benchmark), by process; only processes with two rounds
+    /// or more whose factors can be told.
+    func roundSpreadPercent() -> [Int: Double] {
+        var byProcess: [Int: [Double]] = [:]
+        for (cell, byID) in ratios where byID.count >= ProcessFactors.minimumOthers + 1 {
+            byProcess[cell.process, default: []].append(SampleStatistics.median(Array(byID.values)))
+        }
+        return byProcess.filter { $0.value.count >= 2 }.mapValues { ProcessFactors.spreadPercent($0) }
+    }
+
     /// `values` (of `result`, in sample order) each divided by the machine's factor in its round, in
     /// every process where each of the benchmark's rounds has one; a process with a round whose factor
     /// cannot be told keeps its values as measured, so that its level is not half divided.

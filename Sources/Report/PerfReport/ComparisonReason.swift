@@ -147,6 +147,10 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         /// were compared); `decided`: whether a look decided it before the looks ran out.
         case moreProcesses(
             firstProcesses: PerSide<Int>?, addedProcesses: Int, looks: Int, interleaved: Bool, decided: Bool)
+        /// The machine's factor lay beyond ±`boundPercent` in `processes` of this run's `of` processes
+        /// (from `lowest` to `highest`) and moved within them: dividing out a move that large is not
+        /// exact for every benchmark, so a verdict on relative levels is no verdict.
+        case machineMoved(processes: Int, of: Int, lowest: Double, highest: Double, boundPercent: Double)
         /// This run's exact counts disagreed between its samples by `spreadPercent` (more than a
         /// count to gate on may), but every sample lay beyond the threshold on the same side.
         case beyondSampleWobble(spreadPercent: Double)

@@ -91,6 +91,12 @@ public enum ComparisonWording {
             return decided
                 ? "undecided \(before), decided by \(more): \(text)"
                 : "undecided \(before), and still after \(more): \(text)"
+        case .machineMoved(let moved, let count, let lowest, let highest, let bound):
+            return text
+                + "; inconclusive: the machine's factor lay beyond ±\(String(format: "%g", bound))% in \(moved) of "
+                + "this run's \(count) processes (×\(String(format: "%.2f", lowest))–\(String(format: "%.2f", highest))) "
+                + "and moved within them, which divides out inexactly; measure again when the machine is steadier, "
+                + "or give the baseline's build (--baseline-binary)"
         case .beyondSampleWobble(let spread):
             return text
                 + "; this run's samples disagreed by \(String(format: "%.2f", spread))%, but every one lay beyond "

@@ -40,6 +40,13 @@ extension RunCommand {
         let policy = baseline.gate.moreProcesses
         let baseBuild = baseline.binary.map { URL(fileURLWithPath: $0) }
         let undecided = policy.undecided(decision.comparison, interleaved: baseBuild != nil)
+        let short = policy.undecidedForTooFewBaselineProcesses(decision.comparison, interleaved: baseBuild != nil)
+        if processes > 1, let fewest = short.map(\.baseline).min() {
+            printError(
+                "run: \(short.map(\.id).joined(separator: ", ")) left undecided: the stored baseline has \(fewest) "
+                    + "processes, more processes are measured against one of \(policy.minimumBaselineProcesses) or more "
+                    + "(record it with --processes 10, or give --baseline-binary)\n")
+        }
         guard processes > 1, !undecided.isEmpty, !InterruptFlag.isSet else { return decision }
         printError(
             "run: \(undecided.joined(separator: ", ")) undecided; measuring in more processes"
