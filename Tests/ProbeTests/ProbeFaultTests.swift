@@ -175,6 +175,19 @@ struct ProbeFaultTests {
         #expect(run.stdout.contains("clean=100 of 100"), "\(run.stdout)")
     }
 
+    /// Probe's start-up work reads every module's symbols and code; done with blocks malloc maps and
+    /// then frees, it raised glibc's mmap threshold for the whole service (to 1 MiB, 2026-12-05), after
+    /// which the service's blocks below it stayed in malloc's arenas: RSS that grew for minutes. A
+    /// 256 KiB block is still mapped afterwards.
+    @Test func startUpWorkLeavesMallocsMmapThresholdAlone() throws {
+        let run = try ChildProcess.run(
+            URL(fileURLWithPath: builtExecutable("probe-test-helper")), ["malloc-threshold"], seconds: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Before: the helper's own start left the threshold at glibc's first, else nothing is tested.
+        #expect(run.stdout.contains("before=true"), "\(run.stdout)")
+        #expect(run.stdout.contains("after=true"), "\(run.stdout)")
+    }
+
     /// Threads made and ended at 12,000 a minute for 10 s while a cpu profile, the flight
     /// recorder and a watchdog run: no crash, and afterwards the same descriptors, no POSIX timer
     /// left, and resident memory within 4 MiB of before.

@@ -31,7 +31,7 @@ the server's own memory growth, to set Probe's apart from it. --wrk: the /fast t
 `wrk -t1 -c8` (as fast as it goes) instead of two clients pacing at 5 ms, and the shortest stall is
 170 ms: with every CPU busy the watchdog's looks wake late, and a loop's stall is timed from the look
 that finds it (docs/probe-in-a-server.md, "Soak"). --heap: the service samples its allocations
-(ProbeHeap) and the soak keeps /debug/pprof/heap at the end of the warm-up and at the end
+(ProbeHeap) and the soak keeps /debug/pprof/heap after the first minute, at the end of the warm-up and at the end
 (WORKDIR/heap-warm.pb.gz, heap-end.pb.gz: `go tool pprof -top -diff_base heap-warm.pb.gz heap-end.pb.gz`
 says what the memory grown since is held by). --trim-at-end: before stopping the service, calls malloc_trim(0)
 in it through gdb and prints what RSS and each mapping gave back (memory malloc kept after frees)."""
@@ -162,6 +162,11 @@ def main():
                 if probe:
                     ask_profile_server(service.profile_port)
                 warm = os.path.join(workdir, "heap-warm.pb.gz")
+                first = os.path.join(workdir, "heap-first.pb.gz")
+                if heap and not os.path.exists(first):
+                    # Served once in the first minute, as every other route is: its one-time cost (the
+                    # symbol tables of the modules its stacks name, caches filling) is then the warm-up's.
+                    save_heap_profile(service.profile_port, first)
                 if heap and time.monotonic() - started >= WARM_UP[use_wrk] - 30 and not os.path.exists(warm):
                     save_heap_profile(service.profile_port, warm)
                 per_minute.append((memory[-1][1], service.smaps_rollup_kib()))

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -551,3 +552,5 @@ __attribute__((constructor)) static void cprobe_runtime_init(void) {
         atexit(write_startup_file);
     }
 }
+
+size_t cprobe_malloc_mapped_bytes(void) { return mallinfo2().hblkhd; }

@@ -17,7 +17,11 @@ final class HeapProfileBuilder: HeapProfileSource {
     static let inuseObjects = PprofProfile.ValueType(type: "inuse_objects", unit: "count")
     static let inuseSpace = PprofProfile.ValueType(type: "inuse_space", unit: "bytes")
 
+    /// Type names by candidate word, dropped when past ``typeNameLimit``: a C allocation's first word
+    /// is any value, so candidates never met before come with each profile served, for as long as the
+    /// service runs (a scraper every 10 s for a month would hold millions).
     private let typeNames = Mutex<[UInt: String?]>([:])
+    static let typeNameLimit = 4_096
 
     /// One site as read: estimates (already scaled), its stack and labels' sources.
     struct Site {
@@ -171,7 +175,10 @@ final class HeapProfileBuilder: HeapProfileSource {
         guard candidate != 0, candidate & 7 == 0 else { return nil }
         if let known = typeNames.withLock({ $0[candidate] }) { return known }
         let name = Self.readTypeName(candidate)
-        typeNames.withLock { $0[candidate] = name }
+        typeNames.withLock { names in
+            if names.count >= Self.typeNameLimit { names.removeAll(keepingCapacity: true) }
+            names[candidate] = name
+        }
         return name
     }
 

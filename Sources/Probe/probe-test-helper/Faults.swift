@@ -1,5 +1,6 @@
 // A service's bad day, for ProbeFaultTests: each mode runs Probe the way a service does and then
 // does to the process what the fault does, printing what the test checks.
+import CProbe
 import Foundation
 @_spi(Benchmarks) import Probe
 import Synchronization
@@ -231,4 +232,20 @@ func faultSignalTaken() {
     loop.stop()
     flight.stop()
     watchdog.stop()
+}
+
+/// `malloc-threshold`: whether glibc still serves a 256 KiB block by `mmap` (its first threshold is
+/// 128 KiB, and freeing a block it mapped raises the threshold to that block's size, for the whole
+/// process), before and after Probe's start-up work (every module's symbols, frame-record verdicts
+/// and async functions): prints `before=true|false after=true|false`. The blocks are kept, since
+/// freeing them would itself raise the threshold.
+func faultMallocThreshold() {
+    func servedByMmap() -> Bool {
+        let mapped = cprobe_malloc_mapped_bytes()
+        _ = malloc(256 * 1024)
+        return cprobe_malloc_mapped_bytes() >= mapped + 256 * 1024
+    }
+    let before = servedByMmap()
+    Watchdog.finishStartUpWork()
+    print("before=\(before) after=\(servedByMmap())")
 }

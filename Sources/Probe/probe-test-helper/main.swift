@@ -23,7 +23,8 @@
 //                                      stdin closes.
 //   probe-test-helper heap-fork N   — samples every allocation while one thread forks and execs
 //                                      /bin/true N times and others allocate; prints `forks=N`.
-//   probe-test-helper stall-writer JSONL | fork-exec N | thread-churn SECONDS | signal-taken — faults
+//   probe-test-helper stall-writer JSONL | fork-exec N | thread-churn SECONDS | signal-taken |
+//                                      malloc-threshold — faults
 //                                      (Faults.swift).
 // The pool tests run here, in a process of their own: in the test process, other tests' bodies
 // occupy pool threads and would starve (or crowd) the pool at random.
@@ -503,6 +504,7 @@ case ("stall-writer", 2): faultStallWriter(jsonLines: arguments[1])
 case ("fork-exec", 2): faultForkExec(count: Int(arguments[1]) ?? 50)
 case ("thread-churn", 2): faultThreadChurn(seconds: Int(arguments[1]) ?? 10)
 case ("signal-taken", 1): faultSignalTaken()
+case ("malloc-threshold", 1): faultMallocThreshold()
 default:
     FileHandle.standardError.write(
         Data(

@@ -95,7 +95,7 @@ public struct ELFImage: Sendable {
         self.buildID = parsed.buildID
         self.loadSegments = parsed.segments
         self.hasSymbolTable = parsed.hasSymbolTable
-        self.table = FunctionTable(parsed.entries)
+        self.table = parsed.table
         self.base = parsed.base
         self.strings = parsed.strings
     }
@@ -153,8 +153,14 @@ public struct ELFImage: Sendable {
     }
 
     /// Every function symbol's link-time address and size, by address (aliases repeated).
-    public var functionRanges: [(address: UInt64, size: UInt64)] {
-        entries.map { (base + UInt64($0.offset), UInt64($0.size)) }
+    public var functionRanges: some RandomAccessCollection<(address: UInt64, size: UInt64)> {
+        entries.lazy.map { [base] in (base + UInt64($0.offset), UInt64($0.size)) }
+    }
+
+    /// Fills `buffer` with the file's bytes at `fileOffset`; false past the end. For reading a module's
+    /// code in pieces into one buffer, rather than an array each (see ``FunctionTable``).
+    public func read(into buffer: UnsafeMutableRawBufferPointer, atFileOffset fileOffset: UInt64) -> Bool {
+        source.read(into: buffer, at: fileOffset)
     }
 
     /// The file offset of link-time `address`, or nil when no loadable segment holds it (the

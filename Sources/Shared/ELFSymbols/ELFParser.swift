@@ -13,7 +13,7 @@ struct ELFParser {
         var buildID: String?
         var hasSymbolTable = false
         /// Function entries by address, relative to `base`.
-        var entries: [ELFImage.Entry] = []
+        var table = FunctionTable(count: 0)
         var base: UInt64 = 0
         /// The file range of the string table that entries' names are in.
         var strings: Range<UInt64> = 0..<0
@@ -160,15 +160,18 @@ struct ELFParser {
         guard functions > 0 else { return }
         guard highest - lowest <= UInt64(UInt32.max) else { throw failure("functions span more than 4 GiB") }
         result.base = lowest
-        result.entries.reserveCapacity(functions)
+        let functionTable = FunctionTable(count: functions)
+        var filled = 0
         try forEachSymbol { fields, entry in
-            guard isFunction(fields, entry) else { return }
-            result.entries.append(
-                ELFImage.Entry(
-                    offset: UInt32(fields.u64(entry + 8) - lowest),
-                    size: UInt32(clamping: fields.u64(entry + 16)), name: fields.u32(entry)))
+            guard filled < functions, isFunction(fields, entry) else { return }
+            functionTable.entries[filled] = ELFImage.Entry(
+                offset: UInt32(fields.u64(entry + 8) - lowest), size: UInt32(clamping: fields.u64(entry + 16)),
+                name: fields.u32(entry))
+            filled += 1
         }
-        result.entries.sort { $0.offset < $1.offset || ($0.offset == $1.offset && $0.size > $1.size) }
+        guard filled == functions else { throw failure("symbol table changed while read") }
+        functionTable.sortByStart()
+        result.table = functionTable
     }
 
     /// Reads an `NT_GNU_BUILD_ID` note (owner "GNU", type 3) as lowercase hex.

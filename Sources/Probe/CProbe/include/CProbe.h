@@ -120,6 +120,9 @@ int64_t cprobe_self_thread_cpu_ns(void);
 /// start): stores up to `capacity` in `tids` and returns how many there are (more than `capacity`
 /// when `tids` was too small), or -1. Allocates nothing.
 int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
+/// Bytes glibc's malloc holds in blocks it mapped one by one (mallinfo2's `hblkhd`): whether a block
+/// was mapped, for the tests of Probe's own large blocks (docs/probe-in-a-server.md).
+size_t cprobe_malloc_mapped_bytes(void);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
 uint64_t cprobe_boottime_ns(void);

@@ -22,25 +22,29 @@ enum AsyncChains {
     ) -> (ranges: [(start: UInt, end: UInt)], functions: Int) {
         var ranges: [(start: UInt, end: UInt)] = []
         var functions = 0
-        let candidates = image.functionRanges.filter { $0.size >= UInt64(prologueBytes) }
+        // 64 KiB a read into one buffer: under malloc's first mmap threshold, and no block per read
+        // to free (a 1 MiB array a read raised that threshold for the whole process: FunctionTable).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
         for mapping in mappings {
             guard let link = image.virtualAddress(forFileOffset: mapping.fileOffset) else { continue }
             let length = mapping.end - mapping.start
             let slide = mapping.start &- link
-            var chunk: (offset: UInt64, bytes: [UInt8]) = (0, [])
-            for function in candidates {
+            var chunk: (offset: UInt64, count: Int) = (0, 0)
+            for function in image.functionRanges where function.size >= UInt64(prologueBytes) {
                 guard let offset = image.fileOffset(forVirtualAddress: function.address),
                     offset >= mapping.fileOffset, offset + UInt64(prologueBytes) <= mapping.fileOffset + length
                 else { continue }
-                if offset < chunk.offset || offset + UInt64(prologueBytes) > chunk.offset + UInt64(chunk.bytes.count) {
-                    // 1 MiB a read: a large executable's text in a few dozen reads, little memory held.
-                    let count = Int(min(UInt64(1 << 20), mapping.fileOffset + length - offset))
-                    guard let bytes = image.bytes(atFileOffset: offset, count: count) else { break }
-                    chunk = (offset, bytes)
+                if offset < chunk.offset || offset + UInt64(prologueBytes) > chunk.offset + UInt64(chunk.count) {
+                    let count = Int(min(UInt64(buffer.count), mapping.fileOffset + length - offset))
+                    guard
+                        image.read(
+                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]), atFileOffset: offset)
+                    else { break }
+                    chunk = (offset, count)
                 }
-                let keepsSlot = chunk.bytes.withUnsafeBufferPointer {
-                    keepsAsyncContext($0.baseAddress! + Int(offset - chunk.offset))
-                }
+                let keepsSlot = keepsAsyncContext(
+                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + Int(offset - chunk.offset))
                 guard keepsSlot else { continue }
                 functions += 1
                 let start = UInt(truncatingIfNeeded: function.address &+ slide)

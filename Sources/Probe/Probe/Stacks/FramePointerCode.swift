@@ -122,14 +122,17 @@ package enum FramePointerCode {
     /// 1,000 tell Swift modules (0.8–1.0 with a frame record) from C without frame pointers (under 0.2)
     /// with a standard error under 2%. Functions under 32 bytes (thunks, tiny leaves) are left out.
     private static func countFrameRecords(_ image: ELFImage, mappings: [Symbolicator.Mapping]) -> (Int, Int) {
-        let functions = image.functionRanges.filter { $0.size >= 32 }
-        guard !functions.isEmpty else { return (0, 0) }
-        let stride = max(1, functions.count / 1000)
+        // Counted, then walked, rather than filtered into an array: no large block to free (FunctionTable).
+        let eligible = image.functionRanges.reduce(0) { $0 + ($1.size >= 32 ? 1 : 0) }
+        guard eligible > 0 else { return (0, 0) }
+        let stride = max(1, eligible / 1000)
         var sampled = 0
         var withRecord = 0
-        for index in Swift.stride(from: 0, to: functions.count, by: stride) {
-            let function = functions[index]
-            guard let offset = image.fileOffset(forVirtualAddress: function.address),
+        var seen = 0
+        for function in image.functionRanges where function.size >= 32 {
+            seen += 1
+            guard (seen - 1) % stride == 0,
+                let offset = image.fileOffset(forVirtualAddress: function.address),
                 mappings.contains(where: {
                     offset >= $0.fileOffset && offset + 8 <= $0.fileOffset + ($0.end - $0.start)
                 }),
