@@ -39,15 +39,22 @@ import Testing
         try #require(decision.comparison.entries.first { $0.id == id })
     }
 
+    /// A baseline of `baselineProcesses` and 3 candidate processes of +25% on the heap, whose processes
+    /// lie 10% apart, and the first look, which leaves the heap within noise.
+    func heapWithinNoiseAtFirst(baselineProcesses: Int) throws -> (Report, Report, RegressionGate.Decision) {
+        let baseline = Self.report(processes: baselineProcesses, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: [Self.ids[0]: 1.25], heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        let firstHeap = try entry(first)
+        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        return (baseline, current, first)
+    }
+
     /// +25% on a benchmark whose processes lie 10% apart: three candidate processes, one draw, cannot
     /// tell it; more processes, each a draw once the machine's factor is divided out, do.
     @Test func aSlowdownTheFirstLookCannotTellIsDecidedByMoreProcesses() throws {
         let heap = Self.ids[0]
-        let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
-        let current = Self.report(processes: 3, ratios: [heap: 1.25], heapSpread: 0.1, seed: 2)
-        let first = gate.decide(baseline: baseline, current: current)
-        let firstHeap = try entry(first)
-        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        let (baseline, current, first) = try heapWithinNoiseAtFirst(baselineProcesses: 10)
         #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false) == [heap])
 
         var asked: [[String]] = []
@@ -205,11 +212,7 @@ import Testing
     /// 2026-11-29), and the command is told why; a baseline's build beside the candidate still looks.
     @Test func aBaselineOfFewProcessesGetsNoLooks() throws {
         let heap = Self.ids[0]
-        let baseline = Self.report(processes: 3, heapSpread: 0.1, seed: 1)
-        let current = Self.report(processes: 3, ratios: [heap: 1.25], heapSpread: 0.1, seed: 2)
-        let first = gate.decide(baseline: baseline, current: current)
-        let firstHeap = try entry(first)
-        #expect(firstHeap.verdict == .withinNoise, "\(firstHeap.explanation)")
+        let (baseline, current, first) = try heapWithinNoiseAtFirst(baselineProcesses: 3)
         let policy = gate.moreProcesses
         #expect(policy.undecided(first.comparison, interleaved: false).isEmpty)
         let short = policy.undecidedForTooFewBaselineProcesses(first.comparison, interleaved: false)
