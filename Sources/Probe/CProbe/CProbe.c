@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#if defined(__GLIBC__)
 #include <malloc.h>
+#endif
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -553,4 +555,10 @@ __attribute__((constructor)) static void cprobe_runtime_init(void) {
     }
 }
 
-size_t cprobe_malloc_mapped_bytes(void) { return mallinfo2().hblkhd; }
+size_t cprobe_malloc_mapped_bytes(void) {
+#if defined(__GLIBC__)
+    return mallinfo2().hblkhd;
+#else
+    return 0;  // musl has no mallinfo2, and maps every large block anyway
+#endif
+}

@@ -121,7 +121,7 @@ int64_t cprobe_self_thread_cpu_ns(void);
 /// when `tids` was too small), or -1. Allocates nothing.
 int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
 /// Bytes glibc's malloc holds in blocks it mapped one by one (mallinfo2's `hblkhd`): whether a block
-/// was mapped, for the tests of Probe's own large blocks (docs/probe-in-a-server.md).
+/// was mapped, for the tests of Probe's own large blocks (docs/probe-in-a-server.md); 0 without glibc.
 size_t cprobe_malloc_mapped_bytes(void);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
