@@ -88,6 +88,36 @@ import Testing
         for id in Self.ids.dropFirst() { #expect(try entry(decided, id) == entry(first, id)) }
     }
 
+    /// The machine 20% slower for every benchmark of the candidate and +25% on the heap: relative levels
+    /// leave it within noise, raw ones beyond no change, so the shared-slowdown review makes it
+    /// inconclusive; more processes still measure it, and decide it (the moving host's +5%, 2026-12-05).
+    @Test func aSlowdownInconclusiveBesideASharedOneIsStillMeasured() throws {
+        let heap = Self.ids[0]
+        var slower: [String: Double] = [:]
+        for id in Self.ids { slower[id] = 1.2 }
+        slower[heap] = 1.2 * 1.25
+        let baseline = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
+        let current = Self.report(processes: 3, ratios: slower, heapSpread: 0.1, seed: 2)
+        let first = gate.decide(baseline: baseline, current: current)
+        let firstHeap = try entry(first)
+        #expect(firstHeap.verdict == .inconclusive, "\(firstHeap.explanation)")
+        guard case .withinSharedSlowdown? = firstHeap.reason.reviews.first else {
+            Issue.record("no shared-slowdown review: \(firstHeap.explanation)")
+            return
+        }
+        #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false) == [heap])
+
+        var looks = 0
+        let decided = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
+            looks += 1
+            let again = Self.report(processes: 2, ids: ids, ratios: slower, heapSpread: 0.1, seed: 10 + UInt64(looks))
+            return RegressionGate.Remeasured(baseline: baseline, current: again)
+        }
+        let later = try entry(decided)
+        #expect(later.verdict == .regressed, "\(later.explanation)")
+        #expect(later.explanation.hasPrefix("undecided after 3 processes, decided by"), "\(later.explanation)")
+    }
+
     /// No change on a benchmark whose processes lie 2% apart: within noise at first (the interval
     /// reaches beyond ±5%), no change once more processes narrow it.
     @Test func anUnchangedBenchmarkIsDecidedUnchanged() throws {

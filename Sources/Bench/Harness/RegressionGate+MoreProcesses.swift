@@ -56,16 +56,35 @@ extension RegressionGate {
         private func undecidable(_ comparison: Comparison, interleaved: Bool) -> [(id: String, baseline: Int)] {
             guard budgetSeconds > 0, maximumLooks > 0, processesPerLook > 0 else { return [] }
             return comparison.entries.compactMap { entry in
-                guard entry.metric == .wallTime || entry.metric == .cpuTime, entry.verdict == .withinNoise,
-                    entry.reason.substitution == nil, entry.reason.reviews.isEmpty,
-                    case .tested(_, _, let processes?, _, let outcome) = entry.reason.finding,
-                    outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
+                guard entry.metric == .wallTime || entry.metric == .cpuTime, Self.leftOpen(entry),
+                    entry.reason.substitution == nil,
+                    case .tested(_, _, let processes?, _, _) = entry.reason.finding
                 else { return nil }
                 if !interleaved {
                     guard case .relative? = entry.reason.processLevels else { return nil }
                 }
                 return (entry.id, processes.baseline)
             }
+        }
+
+        /// Whether more processes could decide `entry`: *within noise* as tested, and either unreviewed or
+        /// made inconclusive only because every benchmark slowed (``RegressionGate/reviewSharedSlowdown(_:)``
+        /// on relative levels): the moving host's +5% runs stopped there, 3 of 10 (2026-12-05).
+        static func leftOpen(_ entry: ComparisonEntry) -> Bool {
+            guard case .tested(_, _, _, _, let outcome) = entry.reason.finding,
+                outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
+            else { return false }
+            let reviews = entry.reason.reviews
+            if entry.verdict == .withinNoise { return reviews.isEmpty }
+            guard entry.verdict == .inconclusive, reviews.count == 1, Self.isSharedSlowdown(reviews[0]),
+                case .relative? = entry.reason.processLevels
+            else { return false }
+            return true
+        }
+
+        static func isSharedSlowdown(_ review: ComparisonReason.Review) -> Bool {
+            if case .withinSharedSlowdown = review { return true }
+            return false
         }
 
         /// A look's benchmarks: the open ones, then the quickest others the baseline has until each
@@ -128,6 +147,11 @@ extension RegressionGate {
                     outcome.entry.review(.busyMachineInconclusive, verdict: .inconclusive)
                     outcome.stopped = true
                 } else if entry.verdict == .regressed || entry.verdict == .improved || entry.verdict == .noChange {
+                    outcome.stopped = true
+                } else if entry.reason.reviews.contains(where: MoreProcesses.isSharedSlowdown),
+                    !MoreProcesses.leftOpen(entry)
+                {
+                    // No change on relative levels, every benchmark slower: more processes cannot tell that apart.
                     outcome.stopped = true
                 }
                 outcomes[entry.id] = outcome

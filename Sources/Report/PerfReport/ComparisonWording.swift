@@ -73,7 +73,8 @@ public enum ComparisonWording {
                 + "; \(others(count, median)), and this one \(ratio(relative)) times that: beyond the threshold still"
         case .withinSharedSlowdown(let count, let median, let relative):
             return text
-                + "; but \(others(count, median)), this one only \(ratio(relative)) times that: the machine's "
+                + "; but \(others(count, median)), this one \(ratio(relative)) times that, not shown beyond the "
+                + "threshold: the machine's "
                 + "speed moved between the two measurements, or a change slowed everything, which time cannot "
                 + "tell apart (instruction counts, or both builds measured interleaved, can)"
         case .rerunMissing:
