@@ -41,7 +41,8 @@ typedef struct {
     uintptr_t pcs[CPROBE_HEAP_FRAMES];
 } cprobe_heap_site;
 
-/// How many site slots there are (a listing reads indices 0..<capacity).
+/// How many sites have been taken so far (a listing reads indices 0..<capacity; one still being
+/// written reads as absent).
 int cprobe_heap_site_capacity(void);
 /// Copies site `index` into `out`: 1 when the slot holds a site, 0 when empty.
 int cprobe_heap_read_site(int index, cprobe_heap_site *out);

@@ -57,6 +57,11 @@ public final class ProfileServer: Sendable {
                 started.acceptLoop()
                 started.threads.leave()
             }
+            started.threads.enter()
+            ProbeThreads.start(name: "probe-profile") {
+                started.profileLoop()
+                started.threads.leave()
+            }
             listener = started
         }
     }
@@ -72,6 +77,7 @@ public final class ProfileServer: Sendable {
             stopping.stopping.store(true, ordering: .sequentiallyConsistent)
             var byte: UInt8 = 1
             _ = write(stopping.wakeWrite, &byte, 1)
+            stopping.profileWake.signal()
             stopping.threads.wait()
             stopping.socket.close()
             Glibc.close(stopping.wakeRead)
@@ -116,7 +122,10 @@ private final class Listener: Sendable {
     let source: any ProfileSource
     let stopping = Atomic<Bool>(false)
     let profileRunning = Atomic<Bool>(false)
-    /// The accept loop and a running profile: `stop()` waits for both.
+    /// The profile the profile thread is to take next, and its client; signalled for it and at stop.
+    let nextProfile = Mutex<(request: ProfileRequest, fd: Int32)?>(nil)
+    let profileWake = DispatchSemaphore(value: 0)
+    /// The accept loop and the profile thread: `stop()` waits for both.
     let threads = DispatchGroup()
 
     var port: Int? { socket.port }
@@ -292,11 +301,26 @@ private final class Listener: Sendable {
                 respond(fd, .text(429, "a profile is already running: one at a time, try again after it"))
                 return
             }
-            threads.enter()
-            ProbeThreads.start(name: "probe-profile") { [self] in
-                profile(request, fd: fd)
-                threads.leave()
+            nextProfile.withLock { $0 = (request, fd) }
+            profileWake.signal()
+        }
+    }
+
+    /// Takes each profile asked for, one at a time, until the server stops. One thread for the
+    /// server's life: a thread a profile took the next of malloc's arenas in turn and left what the
+    /// profile freed there, so the service's memory grew with every arena (2026-12-05).
+    func profileLoop() {
+        while true {
+            profileWake.wait()
+            let next = nextProfile.withLock { next in
+                defer { next = nil }
+                return next
             }
+            guard !stopping.load(ordering: .sequentiallyConsistent) else {
+                if let next { Connection.close(next.fd) }
+                return
+            }
+            if let next { profile(next.request, fd: next.fd) }
         }
     }
 
