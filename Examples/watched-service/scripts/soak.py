@@ -275,14 +275,19 @@ def write_made(made, workdir):
 
 
 def match(made, recorded, slack=2.0):
-    """Pairs each record with the earliest unmatched stall made on its watchdog whose request was sent
-    at most SLACK seconds from the record's start (a record's start is written to the second). Returns
+    """Pairs each record with an unmatched stall made on its watchdog whose request was sent at most
+    SLACK seconds from the record's start (a record's start is written to the second): of those, one of
+    the record's class first, then the nearest in length, then the earliest (two stalls a second apart on
+    one loop both qualify; the earliest alone once named the wrong one missed). Returns
     ([(made index, record)], indices of stalls never recorded, records of no stall made)."""
+    expected = {"block": "cpu-bound", "sleep": "blocked", "starve": "starved", "handler-sleep": "blocked"}
     pairs, extra, taken = [], [], set()
     for stall in recorded:
         start = calendar.timegm(time.strptime(stall["start"][:19], "%Y-%m-%dT%H:%M:%S"))
-        found = next((index for index, (_, watchdog, _, wall) in enumerate(made) if index not in taken
-                      and watchdog == stall["watchdog"] and abs(wall - start) <= slack), None)
+        candidates = [(expected[kind] != stall["classification"], abs(ms - stall["durationNanoseconds"] / 1e6), index)
+                      for index, (kind, watchdog, ms, wall) in enumerate(made) if index not in taken
+                      and watchdog == stall["watchdog"] and abs(wall - start) <= slack]
+        found = min(candidates)[2] if candidates else None
         if found is None:
             extra.append(stall)
         else:

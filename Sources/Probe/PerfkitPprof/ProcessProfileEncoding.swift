@@ -27,24 +27,45 @@ package enum ProcessProfileEncoding {
         _ samples: [Sample], sampleTypes: [PprofProfile.ValueType], periodType: PprofProfile.ValueType?,
         period: Int64, timeNanos: Int64, durationNanos: Int64, comments: [String]
     ) -> PprofProfile {
-        var tables = ProfileTables()
-        var encoded: [PprofProfile.Sample] = []
-        encoded.reserveCapacity(samples.count)
-        for sample in samples {
+        var builder = Builder()
+        for sample in samples { builder.add(sample) }
+        return builder.profile(
+            sampleTypes: sampleTypes, periodType: periodType, period: period, timeNanos: timeNanos,
+            durationNanos: durationNanos, comments: comments)
+    }
+
+    /// A profile made one sample at a time: it keeps the tables and each sample's location ids, not
+    /// its frames, so a caller with many stacks never holds all their frames at once (a heap profile's
+    /// sites did: up to 8,192 stacks of 64 frames, megabytes freed again into malloc's arenas).
+    package struct Builder {
+        private var tables = ProfileTables()
+        private var samples: [PprofProfile.Sample] = []
+
+        package init() {}
+
+        package mutating func add(_ sample: Sample) {
             let locationIDs = sample.frames.map { tables.location(of: ProfileFrame($0, keepingOrigin: true)) }
-            encoded.append(PprofProfile.Sample(locationIDs: locationIDs, values: sample.values, labels: sample.labels))
+            samples.append(PprofProfile.Sample(locationIDs: locationIDs, values: sample.values, labels: sample.labels))
         }
-        var profile = PprofProfile(sampleTypes: sampleTypes)
-        profile.samples = encoded
-        profile.mappings = tables.finishMappings()
-        profile.locations = tables.locations
-        profile.functions = tables.functions
-        profile.periodType = periodType
-        profile.period = period
-        profile.timeNanos = timeNanos
-        profile.durationNanos = durationNanos
-        profile.comments = comments
-        profile.defaultSampleType = sampleTypes.last?.type
-        return profile
+
+        /// The profile of the samples added, as ``ProcessProfileEncoding/profile(_:sampleTypes:periodType:period:timeNanos:durationNanos:comments:)``.
+        package func profile(
+            sampleTypes: [PprofProfile.ValueType], periodType: PprofProfile.ValueType?, period: Int64,
+            timeNanos: Int64, durationNanos: Int64, comments: [String]
+        ) -> PprofProfile {
+            var tables = tables
+            var profile = PprofProfile(sampleTypes: sampleTypes)
+            profile.samples = samples
+            profile.mappings = tables.finishMappings()
+            profile.locations = tables.locations
+            profile.functions = tables.functions
+            profile.periodType = periodType
+            profile.period = period
+            profile.timeNanos = timeNanos
+            profile.durationNanos = durationNanos
+            profile.comments = comments
+            profile.defaultSampleType = sampleTypes.last?.type
+            return profile
+        }
     }
 }

@@ -33,47 +33,31 @@ final class HeapProfileBuilder: HeapProfileSource {
         var allocBytes: Int64
         var inuseObjects: Int64
         var inuseBytes: Int64
+
+        init(_ raw: cprobe_heap_site) {
+            let depth = Int(min(raw.depth, UInt32(CPROBE_HEAP_FRAMES)))
+            stack = withUnsafeBytes(of: raw.pcs) { Array($0.bindMemory(to: UInt.self).prefix(depth)) }
+            threadName = withUnsafeBytes(of: raw.thread_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            tid = raw.tid
+            typeCandidate = raw.type_candidate
+            allocObjects = Int64(raw.alloc_objects_1024 / 1024)
+            allocBytes = Int64(raw.alloc_bytes)
+            inuseObjects = Int64(raw.alloc_objects_1024 &- min(raw.free_objects_1024, raw.alloc_objects_1024)) / 1024
+            inuseBytes = Int64(raw.alloc_bytes &- min(raw.free_bytes, raw.alloc_bytes))
+        }
     }
 
-    func sites() -> [Site] {
+    /// Site by site: each is read, symbolicated and added to the profile's tables before the next,
+    /// so what is built is the tables, never every site's frames at once.
+    func heapProfile(allocations: Bool) -> Data {
         cprobe_heap_note_live_types()
-        var result: [Site] = []
+        let symbolicator = Symbolicator.shared
+        var builder = ProcessProfileEncoding.Builder()
         var raw = cprobe_heap_site()
         for index in 0..<cprobe_heap_site_capacity() where cprobe_heap_read_site(index, &raw) == 1 {
-            let depth = Int(min(raw.depth, UInt32(CPROBE_HEAP_FRAMES)))
-            let stack = withUnsafeBytes(of: raw.pcs) { Array($0.bindMemory(to: UInt.self).prefix(depth)) }
-            let name = withUnsafeBytes(of: raw.thread_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            let allocObjects = Int64(raw.alloc_objects_1024 / 1024)
-            result.append(
-                Site(
-                    stack: stack, tid: raw.tid, threadName: name, typeCandidate: raw.type_candidate,
-                    allocObjects: allocObjects, allocBytes: Int64(raw.alloc_bytes),
-                    inuseObjects: Int64(raw.alloc_objects_1024 &- min(raw.free_objects_1024, raw.alloc_objects_1024))
-                        / 1024,
-                    inuseBytes: Int64(raw.alloc_bytes &- min(raw.free_bytes, raw.alloc_bytes))))
-        }
-        return result
-    }
-
-    func heapProfile(allocations: Bool) -> Data {
-        let sites = sites()
-        let symbolicator = Symbolicator.shared
-        var samples: [ProcessProfileEncoding.Sample] = []
-        samples.reserveCapacity(sites.count)
-        for site in sites {
-            // Every address is a return address: looked up inside its call instruction.
-            let stack = site.stack.enumerated().map { index, pc in
-                index == 0 && pc & cprobe_async_frame_tag() == 0 ? pc &- 1 : pc
-            }
-            let frames = Self.droppingAllocatorFrames(symbolicator.symbolicate(stack: stack))
-            var labels = ProfileSamples.labels(name: site.threadName, tid: site.tid)
-            if let type = typeName(site.typeCandidate) {
-                labels.insert(.init(key: "type", value: .string(type)), at: 0)
-            }
-            samples.append(
-                ProcessProfileEncoding.Sample(
-                    frames: frames, values: [site.allocObjects, site.allocBytes, site.inuseObjects, site.inuseBytes],
-                    labels: labels))
+            builder.add(sample(of: Site(raw), symbolicator: symbolicator))
         }
         var counts = cprobe_heap_counts()
         cprobe_heap_read_counts(&counts)
@@ -93,12 +77,27 @@ final class HeapProfileBuilder: HeapProfileSource {
         if counts.untracked_addresses > 0 {
             comments.append("\(counts.untracked_addresses) samples not tracked to their free: counted as freed at once")
         }
-        var profile = ProcessProfileEncoding.profile(
-            samples, sampleTypes: [Self.allocObjects, Self.allocSpace, Self.inuseObjects, Self.inuseSpace],
+        var profile = builder.profile(
+            sampleTypes: [Self.allocObjects, Self.allocSpace, Self.inuseObjects, Self.inuseSpace],
             periodType: PprofProfile.ValueType(type: "space", unit: "bytes"), period: interval,
             timeNanos: Int64(Date().timeIntervalSince1970 * 1e9), durationNanos: 0, comments: comments)
         profile.defaultSampleType = allocations ? Self.allocSpace.type : Self.inuseSpace.type
         return profile.encoded()
+    }
+
+    private func sample(of site: Site, symbolicator: Symbolicator) -> ProcessProfileEncoding.Sample {
+        // Every address is a return address: looked up inside its call instruction.
+        let stack = site.stack.enumerated().map { index, pc in
+            index == 0 && pc & cprobe_async_frame_tag() == 0 ? pc &- 1 : pc
+        }
+        let frames = Self.droppingAllocatorFrames(symbolicator.symbolicate(stack: stack))
+        var labels = ProfileSamples.labels(name: site.threadName, tid: site.tid)
+        if let type = typeName(site.typeCandidate) {
+            labels.insert(.init(key: "type", value: .string(type)), at: 0)
+        }
+        return ProcessProfileEncoding.Sample(
+            frames: frames, values: [site.allocObjects, site.allocBytes, site.inuseObjects, site.inuseBytes],
+            labels: labels)
     }
 
     /// The stack from the first frame of the program's own code that allocated: the allocator's and
