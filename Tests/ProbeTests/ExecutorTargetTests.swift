@@ -86,7 +86,10 @@ struct ExecutorTargetTests {
         watchdog.stop()
 
         let stalls = collector.all
-        try #require(stalls.count == 1)
+        try #require(
+            stalls.count == 1,
+            "\(stalls.map { ($0.classification, $0.durationNanoseconds / 1_000_000, $0.start, $0.topStack.compactMap(\.symbol).prefix(3)) })"
+        )
         #expect(stalls[0].threadID == executor.threadID)
         #expect(stalls[0].classification == .cpuBound)
         let names = stalls[0].callTree.map(allSymbols) ?? []

@@ -18,10 +18,11 @@ struct MachineFactors {
     static let steadyRoundSpreadPercent = 10.0
 
     init(baseline: Report, current: Report, metric: Metric) {
+        let currentRounds = RoundFactorModel(current, metric: metric)
         self.baseline = ProcessFactors.levels(baseline, metric: metric)
-        self.current = ProcessFactors.levels(current, metric: metric)
+        self.current = ProcessFactors.levels(current, rounds: currentRounds, metric: metric)
         reference = ProcessFactors.reference(self.baseline)
-        currentRoundSpread = RoundFactorModel(current, metric: metric).roundSpreadPercent()
+        currentRoundSpread = currentRounds.roundSpreadPercent()
     }
 
     /// The ``ComparisonReason/Review/machineMoved(processes:of:lowest:highest:boundPercent:)`` of a

@@ -53,7 +53,11 @@ public enum ProcessFactors {
     /// first divided by the machine's factor in their round where it can be told (``RoundFactorModel``);
     /// a benchmark measured in one process (no process tags) has its median as process 0.
     static func levels(_ report: Report, metric: Metric) -> [String: [Int: Double]] {
-        let rounds = RoundFactorModel(report, metric: metric)
+        levels(report, rounds: RoundFactorModel(report, metric: metric), metric: metric)
+    }
+
+    /// ``levels(_:metric:)`` with the report's round factors already built.
+    static func levels(_ report: Report, rounds: RoundFactorModel, metric: Metric) -> [String: [Int: Double]] {
         var levels: [String: [Int: Double]] = [:]
         for result in report.benchmarks {
             guard let values = Comparator.sampledValues(result, metric), !values.isEmpty else { continue }
