@@ -49,11 +49,11 @@ package enum ProcessProfileEncoding {
         }
 
         /// The profile of the samples added, as ``ProcessProfileEncoding/profile(_:sampleTypes:periodType:period:timeNanos:durationNanos:comments:)``.
-        package func profile(
+        /// Mutating: it finishes the builder's own tables rather than a copy of them.
+        package mutating func profile(
             sampleTypes: [PprofProfile.ValueType], periodType: PprofProfile.ValueType?, period: Int64,
             timeNanos: Int64, durationNanos: Int64, comments: [String]
         ) -> PprofProfile {
-            var tables = tables
             var profile = PprofProfile(sampleTypes: sampleTypes)
             profile.samples = samples
             profile.mappings = tables.finishMappings()
