@@ -118,6 +118,41 @@ import Testing
         #expect(later.explanation.hasPrefix("undecided after 3 processes, decided by"), "\(later.explanation)")
     }
 
+    /// A regression the re-run of one process did not confirm is within noise, not decided: looks measure
+    /// it, counting the re-run's process as one more draw (the quiet host's +5% stopped there, 3 of 10, 2026-12-07).
+    @Test func aRegressionTheRerunDidNotConfirmIsStillMeasured() throws {
+        let heap = Self.ids[0]
+        let (baseline, current, first) = try heapWithinNoiseAtFirst(baselineProcesses: 10)
+        var rerunFirst = first
+        rerunFirst.rerun = Self.report(
+            processes: 1, ids: Array(Self.ids[0...3]), ratios: [heap: 1.25], heapSpread: 0.1, seed: 7)
+        rerunFirst.comparison.entries = first.comparison.entries.map { entry in
+            var reviewed = entry
+            if entry.id == heap { reviewed.review(.rerunDidNotConfirm(firstRatio: 1.3)) }
+            return reviewed
+        }
+        #expect(gate.moreProcesses.undecided(rerunFirst.comparison, interleaved: false) == [heap])
+
+        var looks = 0
+        let decided = gate.decideUndecided(rerunFirst, baseline: baseline, current: current, interleaved: false) {
+            ids in
+            looks += 1
+            let again = Self.report(
+                processes: 2, ids: ids, ratios: [heap: 1.25], heapSpread: 0.1, seed: 30 + UInt64(looks))
+            return RegressionGate.Remeasured(baseline: baseline, current: again)
+        }
+        let later = try entry(decided)
+        #expect(later.verdict == .regressed, "\(later.explanation)")
+        guard case .tested(_, _, let processes?, _, _) = later.reason.finding else {
+            Issue.record("not tested in processes: \(later.reason.finding)")
+            return
+        }
+        #expect(processes.current == 3 + 1 + 2 * looks)
+        #expect(
+            later.explanation.hasPrefix("undecided after 4 processes, decided by \(2 * looks) more processes"),
+            "\(later.explanation)")
+    }
+
     /// No change on a benchmark whose processes lie 2% apart: within noise at first (the interval
     /// reaches beyond ±5%), no change once more processes narrow it.
     @Test func anUnchangedBenchmarkIsDecidedUnchanged() throws {

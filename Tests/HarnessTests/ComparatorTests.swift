@@ -88,6 +88,23 @@ import Testing
         #expect(entry.explanation.contains("changed by 2."))
     }
 
+    /// A +5% sort measured +3.5% [+2.7, +6.4], significant: below the threshold, but not ruled out
+    /// beyond it, so within noise (for more processes to decide), not "no change" (trials, 2026-12-07).
+    @Test func aChangeBelowTheThresholdWhoseIntervalReachesBeyondItIsWithinNoise() {
+        let figures = Harness.Comparator.Figures(
+            id: "s/g/sort", metric: .wallTime, thresholdPercent: 5, baselineMedian: 100, currentMedian: 103.5,
+            ratio: 1.035, ratioInterval: ConfidenceInterval(lower: 1.027, upper: 1.064, level: 0.95))
+        let entry = comparator.decide(figures, pValue: 0.001, adjustedPValue: 0.004, testCount: 4)
+        #expect(entry.verdict == .withinNoise)
+        #expect(Self.outcome(entry) == .belowThresholdIntervalReachesBeyond)
+        #expect(entry.explanation.contains("below the 5.0% threshold, but the interval reaches beyond it"))
+        var within = figures
+        within.ratioInterval = ConfidenceInterval(lower: 1.027, upper: 1.043, level: 0.95)
+        let settled = comparator.decide(within, pValue: 0.001, adjustedPValue: 0.004, testCount: 4)
+        #expect(settled.verdict == .noChange)
+        #expect(Self.outcome(settled) == .belowThreshold)
+    }
+
     @Test func noisySixPercentIsWithinNoise() {
         let baseline = Synthetic.normal(count: 20, mean: 100, relativeSpread: 0.15, seed: 9)
         let current = Synthetic.normal(count: 20, mean: 106, relativeSpread: 0.15, seed: 10)

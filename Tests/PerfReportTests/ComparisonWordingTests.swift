@@ -30,6 +30,10 @@ import Testing
                 == figures + "significant by the rank test, but the ratio's interval includes no change")
         #expect(Self.words(Self.slower(.belowThreshold)) == figures + "changed by 12.0%, below the 5.0% threshold")
         #expect(
+            Self.words(Self.slower(.belowThresholdIntervalReachesBeyond))
+                == figures + "changed by 12.0%, below the 5.0% threshold, but the interval reaches beyond it, "
+                + "so a larger change cannot be ruled out")
+        #expect(
             Self.words(Self.slower(.intervalReachesBeyondThreshold))
                 == figures + "not significant, but the interval reaches beyond ±5.0%, so a change cannot be ruled out")
         #expect(

@@ -39,13 +39,18 @@ extension CommandLineTests {
     @Test func watchDemoReportsItsThreeStallsWithTheirFunctions() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        // A 100 ms threshold: the main thread waited >60 ms for a CPU once with the suite's other
+        // perfkit processes beside an emulated compile (load ~5 on 2 vCPUs, 2026-12-07).
         let outcome = try perfkit([
-            "watch-demo", "--threshold-ms", "60", "--stall-ms", "250", "--output", directory.path, "--format", "json",
+            "watch-demo", "--threshold-ms", "100", "--stall-ms", "300", "--output", directory.path, "--format", "json",
         ])
-        #expect(outcome.status == 0, "\(outcome.stderr)")
         let report = try ReportCoding.load(from: try #require(try reports(in: directory).first))
         let stalls = try #require(report.stalls)
-        try #require(stalls.count == 3)
+        let found = stalls.map {
+            "\($0.classification.rawValue) \(Int($0.durationNanoseconds / 1e6)) ms \($0.topStack.prefix(4).compactMap(\.symbol))"
+        }
+        #expect(outcome.status == 0, "\(found)")
+        try #require(stalls.count == 3, "\(found)")
         func symbols(_ stall: StallRecord) -> [String] { stall.topStack.compactMap(\.symbol) }
         #expect(symbols(stalls[0]).contains { $0.contains("demoBusyLoop") }, "\(symbols(stalls[0]))")
         #expect(symbols(stalls[1]).contains { $0.contains("demoLockWait") }, "\(symbols(stalls[1]))")

@@ -67,14 +67,17 @@ extension RegressionGate {
             }
         }
 
-        /// Whether more processes could decide `entry`: *within noise* as tested, and either unreviewed or
-        /// made inconclusive only because every benchmark slowed (``RegressionGate/reviewSharedSlowdown(_:)``
-        /// on relative levels): the moving host's +5% runs stopped there, 3 of 10 (2026-12-05).
+        /// Whether more processes could decide `entry`: *within noise* as tested (an interval reaching
+        /// beyond the threshold or including no change), and either unreviewed, or re-run without
+        /// confirming a regression, or made inconclusive only because every benchmark slowed
+        /// (``RegressionGate/reviewSharedSlowdown(_:)`` on relative levels). The moving host's +5% runs
+        /// stopped at the shared slowdown 3 of 10 (2026-12-05), the quiet host's at the re-run 3 of 10 (2026-12-07).
         static func leftOpen(_ entry: ComparisonEntry) -> Bool {
             guard case .tested(_, _, _, _, let outcome) = entry.reason.finding,
                 outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
+                    || outcome == .belowThresholdIntervalReachesBeyond
             else { return false }
-            let reviews = entry.reason.reviews
+            let reviews = entry.reason.reviews.filter { !Self.isUnconfirmedRerun($0) }
             if entry.verdict == .withinNoise { return reviews.isEmpty }
             guard entry.verdict == .inconclusive, reviews.count == 1, Self.isSharedSlowdown(reviews[0]),
                 case .relative? = entry.reason.processLevels
@@ -84,6 +87,11 @@ extension RegressionGate {
 
         static func isSharedSlowdown(_ review: ComparisonReason.Review) -> Bool {
             if case .withinSharedSlowdown = review { return true }
+            return false
+        }
+
+        static func isUnconfirmedRerun(_ review: ComparisonReason.Review) -> Bool {
+            if case .rerunDidNotConfirm = review { return true }
             return false
         }
 
@@ -121,7 +129,9 @@ extension RegressionGate {
         guard !open.isEmpty else { return decision }
         let lookGate = RegressionGate(
             comparator: moreProcesses.comparator(comparator, interleaved: interleaved), basis: basis)
-        var sides: (baseline: Report?, current: Report?) = interleaved ? (nil, nil) : (baseline, current)
+        // Against the stored baseline, a re-run's process is one more draw of the candidate, counted too.
+        let start = decision.rerun.map { Self.appendingProcesses(of: $0, to: current) } ?? current
+        var sides: (baseline: Report?, current: Report?) = interleaved ? (nil, nil) : (baseline, start)
         var outcomes: [String: LookOutcome] = [:]
         var looks = 0
         while !open.isEmpty, looks < moreProcesses.maximumLooks {
@@ -163,7 +173,11 @@ extension RegressionGate {
         result.comparison.entries = decision.comparison.entries.map { first in
             guard let outcome = outcomes[first.id] else { return first }
             var later = outcome.entry
-            let firstProcesses = Self.processes(first)
+            var firstProcesses = Self.processes(first)
+            if !interleaved, let counted = firstProcesses {
+                firstProcesses = ComparisonReason.PerSide(
+                    baseline: counted.baseline, current: Self.processCount(of: first.id, in: start))
+            }
             let finalCount = Self.processes(later)?.current ?? 0
             // Said first, so that the words read "undecided after 3 processes, decided by …: <finding>".
             later.reason.reviews.insert(
@@ -200,6 +214,11 @@ extension RegressionGate {
     static func processes(_ entry: ComparisonEntry) -> ComparisonReason.PerSide<Int>? {
         if case .tested(_, _, let processes, _, _) = entry.reason.finding { return processes }
         return nil
+    }
+
+    /// How many processes of `report` measured `id`.
+    static func processCount(of id: String, in report: Report) -> Int {
+        Set(report.benchmarks.first { $0.id == id }?.samples.compactMap(\.process) ?? []).count
     }
 
     static func onRelativeLevels(_ entry: ComparisonEntry) -> Bool {

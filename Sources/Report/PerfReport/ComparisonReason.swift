@@ -103,8 +103,10 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         case regressed, improved
         /// Significant and beyond the threshold, but the ratio's interval includes 1.
         case intervalIncludesNoChange
-        /// Significant, but smaller than the threshold.
+        /// Significant, and smaller than the threshold with an interval that stays within it.
         case belowThreshold
+        /// Significant and smaller than the threshold, but the interval reaches beyond it.
+        case belowThresholdIntervalReachesBeyond
         /// Not significant, but the interval reaches beyond the threshold.
         case intervalReachesBeyondThreshold
         /// Not significant, and the interval stays within the threshold.

@@ -208,6 +208,9 @@ public enum ComparisonWording {
             return "significant by the rank test, but the ratio's interval includes no change"
         case .belowThreshold:
             return "changed by \(percent(changePercent(ratio))), below the \(threshold) threshold"
+        case .belowThresholdIntervalReachesBeyond:
+            return "changed by \(percent(changePercent(ratio))), below the \(threshold) threshold, but the interval "
+                + "reaches beyond it, so a larger change cannot be ruled out"
         case .intervalReachesBeyondThreshold:
             return "not significant, but the interval reaches beyond ±\(threshold), so a change cannot be ruled out"
         case .noSignificantChange:
