@@ -317,4 +317,26 @@ struct StallDetectionTests {
         virtual.advanceTime(by: .seconds(1))
         #expect(collector.all.count == 1, "a late ping under the threshold is no stall")
     }
+
+    /// A ping that waited past the threshold is a stall though no look saw it waiting that long: the
+    /// look due at the threshold came late (by less than the pause tolerance) and found it answered.
+    /// Timed from its sending to its arrival. Before, nothing was recorded (a 150 ms starvation, 2026-12-06).
+    @Test func aPingThatWaitedPastTheThresholdBetweenTwoLooksIsAStall() throws {
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "pinged", threshold: .milliseconds(100))
+        configuration.sampleInterval = .milliseconds(20)
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let virtual = VirtualTimeWatchdog(configuration: configuration, pinged: true)
+        virtual.advanceTime(by: .seconds(1))
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(80))
+        virtual.pauseProcess(for: .milliseconds(45))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(200))
+        let stalls = collector.all
+        try #require(stalls.count == 1, "\(stalls.map(\.durationNanoseconds))")
+        #expect(stalls[0].durationNanoseconds >= 100e6 && stalls[0].durationNanoseconds <= 125e6)
+        #expect(!stalls[0].ongoing)
+    }
 }

@@ -65,6 +65,12 @@ typedef struct {
     _Atomic uint64_t job_since;
     _Atomic uint64_t last_end;
     _Atomic uint64_t jobs;
+    // The latest job that lasted at least `long_floor`, under a sequence lock (odd while written):
+    // a look that comes after it ended can still time it (a 150 ms starvation ended between two
+    // looks of a watchdog woken late, 2026-12-06).
+    _Atomic uint64_t long_seq;
+    _Atomic uint64_t long_since;
+    _Atomic uint64_t long_end;
 } pool_entry;
 
 static pool_entry entries[CPROBE_MAX_POOL_THREADS];
@@ -73,6 +79,8 @@ static _Atomic int entry_count;
 static _Atomic uint64_t untracked_threads;
 static _Atomic uint64_t unrecognised_jobs;
 static _Atomic int sampling_signal;
+// Jobs at least this long are kept (`cprobe_pool_jobs_keep_long_jobs`); none until a watchdog asks.
+static _Atomic uint64_t long_floor = UINT64_MAX;
 
 static __thread pool_entry *this_thread_entry;
 static __thread int this_thread_has_no_entry;
@@ -120,6 +128,9 @@ static pool_entry *current_entry(void) {
     }
     atomic_store_explicit(&entry->last_end, 0, memory_order_relaxed);
     atomic_store_explicit(&entry->jobs, 0, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_since, 0, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_end, 0, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_seq, 0, memory_order_release);
     this_thread_entry = entry;
     pthread_setspecific(exit_key, entry);
     // A pool thread must accept the sampling signal and have libunwind ready before it is
@@ -143,8 +154,20 @@ static inline void stamp_begin(pool_entry *entry) {
     atomic_store_explicit(&entry->job_since, coarse_now(), memory_order_release);
 }
 
+static inline void keep_long(pool_entry *entry, uint64_t since, uint64_t end) {
+    uint64_t seq = atomic_load_explicit(&entry->long_seq, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&entry->long_since, since, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_end, end, memory_order_relaxed);
+    atomic_store_explicit(&entry->long_seq, seq + 2, memory_order_release);
+}
+
 static inline void stamp_end(pool_entry *entry) {
-    atomic_store_explicit(&entry->last_end, coarse_now(), memory_order_relaxed);
+    uint64_t end = coarse_now();
+    uint64_t since = atomic_load_explicit(&entry->job_since, memory_order_relaxed);
+    if (end - since >= atomic_load_explicit(&long_floor, memory_order_relaxed)) keep_long(entry, since, end);
+    atomic_store_explicit(&entry->last_end, end, memory_order_relaxed);
     atomic_store_explicit(&entry->jobs, atomic_load_explicit(&entry->jobs, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     atomic_store_explicit(&entry->job_since, 0, memory_order_release);
@@ -271,7 +294,36 @@ int cprobe_pool_jobs_entry(int index, cprobe_pool_thread *snapshot) {
     snapshot->last_end = atomic_load_explicit(&e->last_end, memory_order_relaxed);
     snapshot->jobs = atomic_load_explicit(&e->jobs, memory_order_relaxed);
     snapshot->tid = atomic_load_explicit(&e->tid, memory_order_acquire);
+    // The writer is one thread between two clock reads: a few tries find the lock even.
+    snapshot->long_jobs = 0;
+    snapshot->long_since = 0;
+    snapshot->long_end = 0;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        uint64_t before = atomic_load_explicit(&e->long_seq, memory_order_acquire);
+        if (before & 1) continue;
+        uint64_t since = atomic_load_explicit(&e->long_since, memory_order_relaxed);
+        uint64_t end = atomic_load_explicit(&e->long_end, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&e->long_seq, memory_order_relaxed) != before) continue;
+        snapshot->long_jobs = before / 2;
+        snapshot->long_since = since;
+        snapshot->long_end = end;
+        break;
+    }
     return 0;
+}
+
+void cprobe_pool_jobs_keep_long_jobs(uint64_t nanoseconds) {
+    uint64_t floor = atomic_load(&long_floor);
+    while (nanoseconds < floor && !atomic_compare_exchange_weak(&long_floor, &floor, nanoseconds)) {
+    }
+}
+
+uint64_t cprobe_pool_jobs_long_jobs_total(void) {
+    uint64_t total = 0;
+    int count = cprobe_pool_jobs_entry_count();
+    for (int i = 0; i < count; i++) total += atomic_load_explicit(&entries[i].long_seq, memory_order_relaxed) / 2;
+    return total;
 }
 
 int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
@@ -338,6 +390,8 @@ int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since) {
     *oldest_since = 0;
     return 0;
 }
+void cprobe_pool_jobs_keep_long_jobs(uint64_t nanoseconds) { (void)nanoseconds; }
+uint64_t cprobe_pool_jobs_long_jobs_total(void) { return 0; }
 uint64_t cprobe_pool_jobs_untracked_threads(void) { return 0; }
 uint64_t cprobe_pool_jobs_unrecognised(void) { return 0; }
 void cprobe_pool_jobs_test_take_hook(int take) { (void)take; }

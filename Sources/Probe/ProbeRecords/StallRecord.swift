@@ -61,6 +61,9 @@ public struct StallRecord: Codable, Sendable, Equatable {
     public var asyncCallers: String?
     /// For a `parked` record: the tasks parked at its stack (`topStack`, the await site first).
     public var tasks: ParkedTasks?
+    /// Why the stall has none of its own samples, when it has none: it ended before the watchdog
+    /// looked at it again, and was timed from the target's own stamps (a pool job's begin and end).
+    public var unsampled: String?
 
     public init(
         watchdog: String, threadID: Int32, start: Date, durationNanoseconds: Double, ongoing: Bool,

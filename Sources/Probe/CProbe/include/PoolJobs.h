@@ -23,6 +23,11 @@ typedef struct {
     uint64_t last_end;
     /// Jobs this thread ran through the trampoline.
     uint64_t jobs;
+    /// Jobs of at least the kept length (``cprobe_pool_jobs_keep_long_jobs``) it ended, and the
+    /// latest one's begin and end (CLOCK_MONOTONIC_COARSE ns; 0 when none).
+    uint64_t long_jobs;
+    uint64_t long_since;
+    uint64_t long_end;
 } cprobe_pool_thread;
 
 /// Why `cprobe_pool_jobs_install` did not install the hook.
@@ -70,6 +75,11 @@ int cprobe_pool_jobs_entry(int index, cprobe_pool_thread *snapshot);
 /// How many tracked threads are inside a job now, and (in `*oldest_since`, 0 when none) when the
 /// oldest of those jobs began: one pass, nothing allocated, for looks at an idle pool.
 int cprobe_pool_jobs_busy_summary(uint64_t *oldest_since);
+/// Keeps each thread's latest job of at least `nanoseconds` (the shortest any caller asked for), so
+/// that a look after it ended can still time it. Never raised again.
+void cprobe_pool_jobs_keep_long_jobs(uint64_t nanoseconds);
+/// Kept long jobs of the threads alive now, all together: changed means one ended since.
+uint64_t cprobe_pool_jobs_long_jobs_total(void);
 /// Threads that could not get an entry (more than CPROBE_MAX_POOL_THREADS alive at once).
 uint64_t cprobe_pool_jobs_untracked_threads(void);
 /// Jobs handed back to the runtime's own path because their priority byte was not one the

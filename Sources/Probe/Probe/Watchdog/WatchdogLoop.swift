@@ -209,7 +209,10 @@ final class WatchdogLoop: @unchecked Sendable {
         if let since = episode?.busySince, busy?.since != since, let ended = episode {
             // The busy period ended (or a new one began): one report per stall, at its end.
             episode = nil
-            conclude(ended, end: end(of: ended, recorded: observer.lastBusyEnd, now: now))
+            let exact = observer.busyEnd(of: since)
+            conclude(
+                ended, end: exact ?? end(of: ended, recorded: observer.lastBusyEnd, now: now), endIsExact: exact != nil,
+                now: now, excuse: excuse)
         }
         if let busy, !stopping {
             if episode == nil {
@@ -233,13 +236,22 @@ final class WatchdogLoop: @unchecked Sendable {
     /// its own, sampled like a stalled event loop. While the whole target is starved, its long jobs
     /// are that starvation (its record holds each thread's stack) and are not reported again.
     private func observeJobs(now: UInt64, excuse: Excuse, stopping: Bool) {
+        // Ended jobs first: a job that ends between the two reads is then still running in the second.
+        var ended = observer.endedJobs(now: now)
         let jobs = observer.longJobs(now: now)
-        if jobs.isEmpty, jobEpisodes.isEmpty { return }
+        if jobs.isEmpty, jobEpisodes.isEmpty, ended.isEmpty { return }
         for (thread, job) in jobEpisodes
         where !jobs.contains(where: { $0.thread == thread && $0.since == job.busySince }) {
-            conclude(job, end: end(of: job, recorded: observer.lastJobEnd(of: thread), now: now))
+            if let index = ended.firstIndex(where: { $0.thread == thread && $0.since == job.busySince }) {
+                conclude(job, end: ended[index].end, endIsExact: true, now: now, excuse: excuse)
+                ended.remove(at: index)
+            } else {
+                conclude(job, end: end(of: job, recorded: observer.lastJobEnd(of: thread), now: now))
+            }
             jobEpisodes[thread] = nil
         }
+        ended.removeAll { job in jobEpisodes[job.thread]?.busySince == job.since }
+        if !ended.isEmpty { recordUnseen(ended, now: now, excuse: excuse) }
         guard !stopping else { return }
         let starved = episode?.confirmed == true
         for job in jobs {
@@ -261,14 +273,77 @@ final class WatchdogLoop: @unchecked Sendable {
         return recorded
     }
 
-    /// The end of an episode: its final report when it was a stall.
-    private func conclude(_ stall: StallEpisode, end: UInt64) {
+    /// The end of an episode: its final report when it was a stall. One the looks never saw past the
+    /// threshold is a stall too when the target recorded its end (`endIsExact`) that far from its
+    /// begin, less the pauses seen (a 150 ms starvation whose looks came early and late, 2026-12-06).
+    private func conclude(
+        _ stall: StallEpisode, end: UInt64, endIsExact: Bool = false, now: UInt64 = 0, excuse: Excuse = .none
+    ) {
         if stall.confirmed, !stall.absorbed {
             finish(stall, ongoing: false, now: end)
-        } else if stall.pausedDuring, !stall.confirmed {
-            watchdog.notePauseIgnored()
+            return
+        }
+        if !stall.confirmed, !stall.absorbed, endIsExact {
+            var timed = stall
+            if confirmAfterItsEnd(&timed, end: end, now: now, excuse: excuse) {
+                finish(timed, ongoing: false, now: end)
+                return
+            }
+            if timed.pausedDuring { watchdog.notePauseIgnored() }
+            return
+        }
+        if stall.pausedDuring, !stall.confirmed { watchdog.notePauseIgnored() }
+    }
+
+    /// Confirms `stall`, which ended at `end` before this look (at `now`), when it lasted the threshold
+    /// less what was excused: its own pauses and the part of this look's `excuse` (the time before
+    /// `now`) that falls inside it.
+    private func confirmAfterItsEnd(_ stall: inout StallEpisode, end: UInt64, now: UInt64, excuse: Excuse) -> Bool {
+        var pause = excuse.paused
+        if excuse.waitedForCPU > 0, !stall.isPoolStarvation { pause += excuse.waitedForCPU }
+        let overlap = min(end, now).saturatingSubtract(max(stall.busySince, now.saturatingSubtract(pause)))
+        if overlap > 0 {
+            stall.excused += overlap
+            stall.pausedDuring = true
+        }
+        let elapsed = end.saturatingSubtract(stall.busySince)
+        guard elapsed.saturatingSubtract(stall.excused) >= intervals.threshold else { return false }
+        stall.confirmed = true
+        return true
+    }
+
+    /// Long jobs that began and ended between two looks: a stall each when they lasted the threshold,
+    /// one starvation when every pool thread was inside one at once that long. No samples of their
+    /// own (a flight recorder's lead-up may hold their stacks), which the record says.
+    private func recordUnseen(_ jobs: [EndedJob], now: UInt64, excuse: Excuse) {
+        func episode(since: UInt64, thread: Int32?, starved: Bool) -> StallEpisode {
+            StallEpisode(
+                busySince: since, threadID: thread, firstSeen: now, cpuAtFirstSeen: nil, isPoolStarvation: starved,
+                seenAt: clock.date())
+        }
+        var jobs = jobs
+        if let starvation = observer.starvation(among: jobs) {
+            var starved = episode(since: starvation.since, thread: nil, starved: true)
+            starved.poolThreads = starvation.threads.map { PoolThreadSamples(thread: $0) }
+            if confirmAfterItsEnd(&starved, end: starvation.end, now: now, excuse: excuse) {
+                // Its jobs are that starvation, as a starvation's long jobs are while it is watched.
+                let held = Set(starvation.threads.map(\.id))
+                jobs.removeAll { held.contains($0.thread) }
+                finish(starved, ongoing: false, now: starvation.end, unsampled: Self.unsampledReason)
+            }
+        }
+        for job in jobs.sorted(by: { $0.since < $1.since }) {
+            var stall = episode(since: job.since, thread: job.thread, starved: false)
+            if confirmAfterItsEnd(&stall, end: job.end, now: now, excuse: excuse) {
+                finish(stall, ongoing: false, now: job.end, unsampled: Self.unsampledReason)
+            } else if stall.pausedDuring {
+                watchdog.notePauseIgnored()
+            }
         }
     }
+
+    static let unsampledReason =
+        "it began and ended between two looks of the watchdog: timed from the pool's job stamps, not sampled"
 
     /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
     /// half of it (wall time), reported early when `reportOngoingAfter` says so.
@@ -322,10 +397,14 @@ final class WatchdogLoop: @unchecked Sendable {
         return !reader.isAsleep(thread)
     }
 
-    private func finish(_ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false) {
+    private func finish(
+        _ episode: StallEpisode, ongoing: Bool, now: UInt64, early: Bool = false, unsampled: String? = nil
+    ) {
         var record = StallBuilder.record(
             for: episode, watchdog: configuration.name, threshold: intervals.threshold, ongoing: ongoing, now: now,
-            cpuNow: episode.threadID.flatMap(reader.cpuNanoseconds(of:)), symbolicator: Symbolicator.shared)
+            cpuNow: unsampled == nil ? episode.threadID.flatMap(reader.cpuNanoseconds(of:)) : nil,
+            symbolicator: Symbolicator.shared)
+        record.unsampled = unsampled
         // The flight recorder's samples are on CLOCK_MONOTONIC: a virtual clock's stall has none.
         if clock is SystemWatchdogClock, let recorder = FlightRecorder.running {
             let threads = episode.isPoolStarvation ? Set(episode.poolThreads.map(\.thread.id)) : [record.threadID]

@@ -24,7 +24,8 @@ final class PingObserver: TargetObserver {
     var isTiming: Bool { pings.outstanding }
 
     func busyPeriod(now: UInt64) -> BusyPeriod? {
-        pings.collect(now: now)
+        let sent = pings.sentAt
+        if pings.collect(now: now) { lastCollected = (sent, pings.pinger.arrivedAt) }
         if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) {
             if isIdleInItsWait {
                 pings.skip(now: now)  // nothing to time: looked at again next tick
@@ -36,6 +37,14 @@ final class PingObserver: TargetObserver {
     }
 
     var lastBusyEnd: UInt64? { pings.pinger.arrivedAt }
+
+    /// The latest ping collected: when it was sent and when it ran.
+    private var lastCollected: (sent: UInt64, arrived: UInt64)?
+
+    func busyEnd(of since: UInt64) -> UInt64? {
+        guard let lastCollected, lastCollected.sent == since else { return nil }
+        return lastCollected.arrived
+    }
 
     /// A ping due is the loop thread's to send and time. An event loop out of its wait is working;
     /// a queue is only due its ping.
@@ -80,11 +89,13 @@ struct Pings {
         pinger.post(generation: generation)
     }
 
-    /// Notes that the ping out has run, and its lag.
-    mutating func collect(now: UInt64) {
-        guard outstanding, pinger.arrivedGeneration == generation else { return }
+    /// Notes that the ping out has run, and its lag; true when it had.
+    @discardableResult
+    mutating func collect(now: UInt64) -> Bool {
+        guard outstanding, pinger.arrivedGeneration == generation else { return false }
         outstanding = false
         lag?.record(pinger.arrivedAt.saturatingSubtract(sentAt), now: now)
+        return true
     }
 
     /// The target was found idle in its wait: no ping, a lag of 0 (work given now runs at once),

@@ -17,6 +17,33 @@ enum PoolJobs {
         var since: UInt64
     }
 
+    /// A thread's latest kept long job (``keepJobs(atLeast:)``), ended.
+    struct Ended: Equatable {
+        var thread: Int32
+        var since: UInt64
+        var end: UInt64
+        /// Long jobs this thread has ended so far, this one included.
+        var count: UInt64
+    }
+
+    /// Each thread keeps its latest job of at least `nanoseconds` (the shortest any watchdog asks).
+    static func keepJobs(atLeast nanoseconds: UInt64) { cprobe_pool_jobs_keep_long_jobs(nanoseconds) }
+
+    /// Every tracked thread's latest kept long job.
+    static func ended() -> [Ended] {
+        var result: [Ended] = []
+        forEachThread { entry in
+            if entry.long_jobs > 0 {
+                result.append(
+                    Ended(thread: entry.tid, since: entry.long_since, end: entry.long_end, count: entry.long_jobs))
+            }
+        }
+        return result
+    }
+
+    /// Long jobs kept by the threads alive now, together: a change means one ended.
+    static var endedCount: UInt64 { cprobe_pool_jobs_long_jobs_total() }
+
     /// Installs the hook (reference counted) and learns the runtime's queues; returns why jobs
     /// cannot be timed here, or nil when they can.
     static func start(signal: Int32) -> String? {

@@ -25,8 +25,15 @@ final class PoolJobsObserver: TargetObserver {
     func prepare() -> [String] {
         if let reason = PoolJobs.start(signal: signal) { return [reason] }
         timesJobs = true
+        PoolJobs.keepJobs(atLeast: intervals.samplingAge)
+        endedSeen = PoolJobs.endedCount
+        for job in PoolJobs.ended() { endedCounts[job.thread] = job.count }
         return []
     }
+
+    /// The kept long jobs already seen, by thread, and all together (``PoolJobs/endedCount``).
+    private var endedCounts: [Int32: UInt64] = [:]
+    private var endedSeen: UInt64 = 0
 
     func finish() {
         if timesJobs { PoolJobs.stop() }
@@ -42,7 +49,7 @@ final class PoolJobsObserver: TargetObserver {
     var isTiming: Bool { pings.outstanding }
 
     func busyPeriod(now: UInt64) -> BusyPeriod? {
-        pings.collect(now: now)
+        if pings.collect(now: now) { lastCollected = (starvedSince, pool.arrivedAt) }
         if !pings.outstanding, !timesJobs { pool.prepareThreads(now: now) }
         if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) { sendPing(now: now) }
         return pings.outstanding ? BusyPeriod(since: starvedSince, thread: nil, isPoolStarvation: true) : nil
@@ -69,6 +76,58 @@ final class PoolJobsObserver: TargetObserver {
     }
 
     var lastBusyEnd: UInt64? { pool.arrivedAt }
+
+    /// The latest ping collected: when the starvation it timed began and when it ran.
+    private var lastCollected: (since: UInt64, arrived: UInt64)?
+
+    func busyEnd(of since: UInt64) -> UInt64? {
+        guard let lastCollected, lastCollected.since == since else { return nil }
+        return lastCollected.arrived
+    }
+
+    /// A thread's kept job is new when its count rose; a thread new to the watchdog (its entry's
+    /// count starts at 0) brings all its jobs, none older than the watchdog (kept from its start).
+    func endedJobs(now: UInt64) -> [EndedJob] {
+        guard timesJobs else { return [] }
+        let total = PoolJobs.endedCount
+        guard total != endedSeen else { return [] }
+        endedSeen = total
+        var fresh: [EndedJob] = []
+        var counts: [Int32: UInt64] = [:]
+        for job in PoolJobs.ended() {
+            counts[job.thread] = job.count
+            guard job.count > endedCounts[job.thread] ?? 0, !ProbeThreads.contains(job.thread) else { continue }
+            fresh.append(EndedJob(thread: job.thread, since: job.since, end: job.end))
+        }
+        endedCounts = counts
+        return fresh
+    }
+
+    /// The longest time all `poolWidth` pool threads were inside `jobs` at once, with those threads.
+    func starvation(among jobs: [EndedJob]) -> EndedStarvation? {
+        guard let (since, end, held) = Self.longestOverlap(of: jobs, width: poolWidth) else { return nil }
+        let threads = held.map { PoolThread(id: $0, name: CooperativePoolThreads.name(of: $0) ?? "") }
+        return EndedStarvation(since: since, end: end, threads: threads)
+    }
+
+    /// The longest span in which `width` of `jobs` (one a thread) ran at once: from the latest begin
+    /// among them to the earliest end; nil when fewer than `width` overlap at all.
+    static func longestOverlap(of jobs: [EndedJob], width: Int) -> (since: UInt64, end: UInt64, threads: [Int32])? {
+        guard width > 0, jobs.count >= width else { return nil }
+        var best: (since: UInt64, end: UInt64, threads: [Int32])?
+        for start in jobs.map(\.since) {
+            // The jobs running at `start`, longest-lasting first: the pool was full until the
+            // `width`-th of them ended.
+            let running = jobs.filter { $0.since <= start && $0.end > start }.sorted { $0.end > $1.end }
+            guard running.count >= width else { continue }
+            let held = running.prefix(width)
+            let end = held.last!.end
+            if end - start > (best.map { $0.end - $0.since } ?? 0) {
+                best = (start, end, held.map(\.thread))
+            }
+        }
+        return best
+    }
 
     func longJobs(now: UInt64) -> [BusyPeriod] {
         guard timesJobs else { return [] }
@@ -120,7 +179,9 @@ final class PoolJobsObserver: TargetObserver {
                 return look
             }
         }
-        look.needsTheLoop = pings.isDue(now: now, interval: pingInterval)
+        // A long job ended while the loop rested: its thread times it.
+        look.needsTheLoop =
+            pings.isDue(now: now, interval: pingInterval) || (timesJobs && PoolJobs.endedCount != endedSeen)
         return look
     }
 

@@ -21,6 +21,14 @@ protocol TargetObserver: AnyObject {
     func longJobs(now: UInt64) -> [BusyPeriod]
     /// When `thread` last ended a job, as recorded (nil: unknown).
     func lastJobEnd(of thread: Int32) -> UInt64?
+    /// When the busy period that began at `since` ended, when the target recorded that one's end
+    /// (a collected ping's arrival); nil: unknown, or a later period's.
+    func busyEnd(of since: UInt64) -> UInt64?
+    /// Long jobs (at least `WatchdogIntervals.samplingAge`) that ended since the previous call, each
+    /// thread's latest: a look that came after one ended can still time it.
+    func endedJobs(now: UInt64) -> [EndedJob]
+    /// Whether `jobs` held every thread of the target at once (a starved pool), and when.
+    func starvation(among jobs: [EndedJob]) -> EndedStarvation?
     /// Adds one sample of the stalled target to `episode`, its busy period's.
     func sample(_ episode: inout StallEpisode, with reader: any StalledThreadReader, now: UInt64, limit: Int)
     /// The resting clock's look while the loop is parked.
@@ -34,6 +42,9 @@ extension TargetObserver {
     var isTiming: Bool { false }
     func longJobs(now: UInt64) -> [BusyPeriod] { [] }
     func lastJobEnd(of thread: Int32) -> UInt64? { nil }
+    func busyEnd(of since: UInt64) -> UInt64? { nil }
+    func endedJobs(now: UInt64) -> [EndedJob] { [] }
+    func starvation(among jobs: [EndedJob]) -> EndedStarvation? { nil }
 
     func sample(_ episode: inout StallEpisode, with reader: any StalledThreadReader, now: UInt64, limit: Int) {
         episode.sampleItsThread(with: reader, now: now, limit: limit)
@@ -48,6 +59,20 @@ struct BusyPeriod: Equatable {
     var thread: Int32?
     /// The whole cooperative pool is held: every pool thread is sampled.
     var isPoolStarvation = false
+}
+
+/// A long job of one thread that has ended, as the target timed it.
+struct EndedJob: Equatable {
+    var thread: Int32
+    var since: UInt64
+    var end: UInt64
+}
+
+/// Every pool thread inside a long job at once, from `since` to `end`, told after the jobs ended.
+struct EndedStarvation: Equatable {
+    var since: UInt64
+    var end: UInt64
+    var threads: [PoolThread]
 }
 
 /// What the resting clock's look at a parked loop's target found.
