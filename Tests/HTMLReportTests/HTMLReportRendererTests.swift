@@ -216,6 +216,16 @@ import Testing
         #expect(!html.contains("http://") && !html.contains("https://"))
     }
 
+    /// A stall timed after it ended (no samples of its own) says so in the table and in its group.
+    @Test func aStallThatEndedBetweenLooksSaysWhyItHasNoSamples() {
+        var report = SyntheticReports.degenerate()
+        report.stalls![0].unsampled = "it began and ended between two looks of the watchdog"
+        report.stalls![0].callTree = nil
+        let html = HTMLReportRenderer.render(report)
+        #expect(html.contains("0 (3 unanswered) (ended between looks)</td>"))
+        #expect(html.contains("No stacks were sampled for these stalls: it began and ended between two looks"))
+    }
+
     @Test func degenerateNumbersNeverReachTheMarkup() {
         let html = HTMLReportRenderer.render(SyntheticReports.degenerate())
         let document = html.components(separatedBy: "<script")[0]

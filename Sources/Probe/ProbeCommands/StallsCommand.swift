@@ -237,7 +237,8 @@ package struct StallsCommand: ParsableCommand {
         let record = stall.record
         let milliseconds = Int((record.durationNanoseconds / 1e6).rounded())
         return "\(stall.number)\t\(record.watchdog)\t\(milliseconds) ms\t\(record.classification.rawValue)\t"
-            + "\(record.sampleCount) samples\t\(record.groupKey)"
+            + (record.unsampled == nil ? "\(record.sampleCount) samples" : "not sampled (ended between looks)")
+            + "\t\(record.groupKey)"
     }
 
     /// `1 stall`, `2 stalls`.

@@ -37,7 +37,8 @@ struct StallsSection {
                 \(stall.ongoing ? " (ongoing)" : "")</td>\
                 <td class="nowrap">\(style.letter) \(stall.classification.rawValue)</td>\
                 <td class="num">\(stall.threadCPUNanoseconds.map { UnitFormatting.duration(nanoseconds: $0) } ?? "—")</td>\
-                <td class="num">\(stall.sampleCount)\(stall.unansweredSamples > 0 ? " (\(stall.unansweredSamples) unanswered)" : "")</td>\
+                <td class="num">\(stall.sampleCount)\(stall.unansweredSamples > 0 ? " (\(stall.unansweredSamples) unanswered)" : "")\
+                \(stall.unsampled != nil ? " (ended between looks)" : "")</td>\
                 <td class="mono">\(states)</td><td class="mono name">\(top)</td></tr>
                 """
         }
@@ -54,7 +55,8 @@ struct StallsSection {
                 in total — <span class="mono">\(key)</span></summary>
                 """
             if trees.isEmpty {
-                out += "<p class=\"muted\">No stacks were sampled for these stalls.</p>"
+                let why = members.compactMap(\.unsampled).first.map { ": \($0)" } ?? ""
+                out += "<p class=\"muted\">No stacks were sampled for these stalls\(why).</p>"
             } else {
                 let root = CallTreeDisplay.merge(trees)
                 out += IcicleChart(title: "Sampled stacks of \(key) (outermost frame on top)", root: root).render()
