@@ -129,7 +129,32 @@ import Testing
             })
     }
 
-    /// A neighbour that leaves in the third round, after the first three benchmarks' visits: they are
+    /// One of three candidate processes at ×1.3–1.6 and moving, the neighbour slowing the first benchmark
+    /// half as much as the rest: that process is left out, and the rest decide, no change (before, it was
+    /// divided by the common factor and the first benchmark read faster, as an unchanged sort read 6.5%
+    /// faster on the moving host, 2026-12-07).
+    @Test func aMinorityOfProcessesWhereTheMachineMovedIsLeftOut() throws {
+        let baseline = Self.report(processes: 10, draw: 0)
+        let oneMoved = Self.report(processes: 3, draw: 1) { process, round, benchmark in
+            guard process == 1 else { return 1 }
+            let machine = round % 2 == 0 ? 1.3 : 1.6
+            return benchmark == 0 ? 1 + (machine - 1) / 2 : machine
+        }
+        let decided = entries(gate.decide(baseline: baseline, current: oneMoved))
+        for id in Self.ids {
+            let entry = try #require(decided[id])
+            #expect(entry.verdict == .noChange, "\(id): \(entry.explanation) \(entry.reason.reviews)")
+            guard case .processesLeftOut(1, 3, let lowest, _, 15)? = entry.reason.reviews.first else {
+                Issue.record("\(id): no processesLeftOut review: \(entry.reason.reviews)")
+                continue
+            }
+            #expect(lowest > 1.25, "\(lowest)")
+            #expect(entry.explanation.contains("1 of this run's 3 processes left out"), "\(entry.explanation)")
+            guard case .tested(_, _, let processes?, _, _) = entry.reason.finding else { continue }
+            #expect(processes.current == 2)
+        }
+    }
+
     /// slow in three rounds, the others in two, so their raw process medians lie 30% apart, and the
     /// process's factor, one for all, would call them regressed. Divided by each round's factor, the
     /// levels are those of a steady process.

@@ -155,6 +155,10 @@ import Testing
                 == found + "; inconclusive: the machine's factor lay beyond ±15% in 2 of this run's 3 processes "
                 + "(×1.16–1.60) and moved within them, which divides out inexactly; measure again when the machine "
                 + "is steadier, or give the baseline's build (--baseline-binary)")
+        #expect(
+            words([.processesLeftOut(processes: 1, of: 3, lowest: 1.61, highest: 1.61, boundPercent: 15)])
+                == found + "; 1 of this run's 3 processes left out: the machine's factor lay beyond ±15% in it "
+                + "(×1.61) and moved within, which divides out inexactly")
         // In order: the re-run frames what its own comparison found and reviewed.
         #expect(words([.rerunMissing, .rerunConfirmed(firstRatio: 1.2)]).hasSuffix("stands (first run +20.0 %)"))
     }

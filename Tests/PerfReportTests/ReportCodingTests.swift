@@ -57,6 +57,7 @@ import Testing
                     .withinSharedSlowdown(otherBenchmarks: 3, medianRatio: 1.1, relativeRatio: 1.01),
                     .rerunConfirmed(firstRatio: 1.2), .rerunDidNotConfirm(firstRatio: nil), .rerunMissing,
                     .machineMoved(processes: 2, of: 3, lowest: 1.16, highest: 1.6, boundPercent: 15),
+                    .processesLeftOut(processes: 1, of: 3, lowest: 1.61, highest: 1.61, boundPercent: 15),
                 ]),
             Reason(.counted(baseline: 1, current: 1.2, ratio: 1.2, outcome: .belowMinimumDifference(0.5))),
             Reason(.onlyInBaseline, substitution: .notMeasured(.instructions)),

@@ -169,6 +169,8 @@ public struct Comparator: Sendable {
         /// Set when the levels were relative and the machine's factor moved too far for them
         /// (``MachineFactors/moved(_:)``): a verdict on them is then inconclusive.
         var machineMoved: ComparisonReason.Review? = nil
+        /// Set when processes in which the machine moved were left out (``MachineFactors/leftOut(_:)``).
+        var processesLeftOut: ComparisonReason.Review? = nil
 
         func entry(
             _ verdict: ComparisonEntry.Verdict, _ finding: ComparisonReason.Finding, pValue: Double? = nil,
@@ -273,7 +275,7 @@ public struct Comparator: Sendable {
             var new = ProcessFactors.medianByProcess(
                 current, processes: processes.current ?? Array(repeating: 0, count: current.count))
             if let machine {
-                (figures.processLevels, figures.machineMoved) = machine.divide(
+                (figures.processLevels, figures.machineMoved, figures.processesLeftOut) = machine.divide(
                     id: id, baseline: &old, current: &new
                 ) { raw in
                     ProcessLevelComparison(

@@ -31,14 +31,39 @@ struct MachineFactors {
     /// in the candidate's processes, a neighbour on and off every 4 s, called an unchanged sort 5–14%
     /// faster three times in ten, 2026-11-29); nil otherwise.
     func moved(_ factors: [Int: Double]) -> ComparisonReason.Review? {
-        let bound = 1 + ProcessFactors.factorBoundPercent / 100
-        let beyond = factors.filter { $0.value > bound || $0.value < 1 / bound }
+        let beyond = factors.filter { Self.beyondTheBound($0.value) }
         guard beyond.count * 2 > factors.count,
             beyond.keys.contains(where: { (currentRoundSpread[$0] ?? 0) > Self.steadyRoundSpreadPercent })
         else { return nil }
         return .machineMoved(
             processes: beyond.count, of: factors.count, lowest: beyond.values.min()!, highest: beyond.values.max()!,
             boundPercent: ProcessFactors.factorBoundPercent)
+    }
+
+    /// The current side's processes whose factor lay beyond the bound and moved within them, when
+    /// they are fewer than half and at least ``minimumKeptProcesses`` others remain: left out of a
+    /// comparison on relative levels, with the review that says so. One such process at ×1.61 among
+    /// three called an unchanged sort 6.5% faster, 2026-12-07 (the neighbour slows each benchmark by
+    /// its own amount).
+    func leftOut(_ factors: [Int: Double]) -> (processes: Set<Int>, review: ComparisonReason.Review)? {
+        let moving = factors.filter {
+            Self.beyondTheBound($0.value) && (currentRoundSpread[$0.key] ?? 0) > Self.steadyRoundSpreadPercent
+        }
+        guard !moving.isEmpty, moving.count * 2 <= factors.count,
+            factors.count - moving.count >= Self.minimumKeptProcesses
+        else { return nil }
+        let review = ComparisonReason.Review.processesLeftOut(
+            processes: moving.count, of: factors.count, lowest: moving.values.min()!,
+            highest: moving.values.max()!, boundPercent: ProcessFactors.factorBoundPercent)
+        return (Set(moving.keys), review)
+    }
+
+    /// Processes a comparison keeps when it leaves moved ones out.
+    static let minimumKeptProcesses = 2
+
+    static func beyondTheBound(_ factor: Double) -> Bool {
+        let bound = 1 + ProcessFactors.factorBoundPercent / 100
+        return factor > bound || factor < 1 / bound
     }
 
     /// The levels of `metric` and of what a comparison falls back on (CPU time for a busy side, wall
@@ -62,7 +87,8 @@ struct MachineFactors {
     func divide(
         id: String, baseline old: inout [Int: Double], current new: inout [Int: Double],
         rawInterval: (ComparisonReason.PerSide<[Double]>) -> ConfidenceInterval?
-    ) -> (basis: ComparisonReason.ProcessLevelBasis, moved: ComparisonReason.Review?) {
+    ) -> (basis: ComparisonReason.ProcessLevelBasis, moved: ComparisonReason.Review?, leftOut: ComparisonReason.Review?)
+    {
         let oldFactors = ProcessFactors.commonFactors(of: id, levels: baseline, reference: reference)
         let newFactors = ProcessFactors.commonFactors(of: id, levels: current, reference: reference)
         guard case .known(let oldByProcess) = oldFactors, case .known(let newByProcess) = newFactors,
@@ -75,13 +101,24 @@ struct MachineFactors {
             let basis = ComparisonReason.ProcessLevelBasis.raw(
                 otherBenchmarks: min(fewest.min() ?? 0, ProcessFactors.minimumOthers - 1),
                 minimum: ProcessFactors.minimumOthers)
-            return (basis, nil)
+            return (basis, nil, nil)
+        }
+        let measured = newByProcess.filter { new[$0.key] != nil }
+        let movedReview = moved(measured)
+        var leftOutReview: ComparisonReason.Review?
+        if movedReview == nil, let (processes, review) = leftOut(measured) {
+            // Out of every figure that follows: the levels, their factors, the raw interval.
+            for process in processes { new[process] = nil }
+            leftOutReview = review
         }
         let raw = ComparisonReason.PerSide(
             baseline: old.keys.sorted().map { old[$0]! }, current: new.keys.sorted().map { new[$0]! })
         // The levels the factors came from: each sample divided by its round's factor first.
         if let levels = baseline[id], Set(levels.keys) == Set(old.keys) { old = levels }
-        if let levels = current[id], Set(levels.keys) == Set(new.keys) { new = levels }
+        if let levels = current[id] {
+            let kept = levels.filter { new[$0.key] != nil }
+            if Set(kept.keys) == Set(new.keys) { new = kept }
+        }
         for (process, factor) in oldByProcess where old[process] != nil { old[process]! /= factor }
         for (process, factor) in newByProcess where new[process] != nil { new[process]! /= factor }
         let basis = ComparisonReason.ProcessLevelBasis.relative(
@@ -89,6 +126,6 @@ struct MachineFactors {
                 baseline: old.keys.sorted().map { oldByProcess[$0]! },
                 current: new.keys.sorted().map { newByProcess[$0]! }),
             rawInterval: rawInterval(raw), boundPercent: ProcessFactors.factorBoundPercent)
-        return (basis, moved(newByProcess.filter { new[$0.key] != nil }))
+        return (basis, movedReview, leftOutReview)
     }
 }

@@ -77,7 +77,7 @@ extension RegressionGate {
                 outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
                     || outcome == .belowThresholdIntervalReachesBeyond
             else { return false }
-            let reviews = entry.reason.reviews.filter { !Self.isUnconfirmedRerun($0) }
+            let reviews = entry.reason.reviews.filter { !Self.isUnconfirmedRerun($0) && !Self.isLeftOut($0) }
             if entry.verdict == .withinNoise { return reviews.isEmpty }
             guard entry.verdict == .inconclusive, reviews.count == 1, Self.isSharedSlowdown(reviews[0]),
                 case .relative? = entry.reason.processLevels
@@ -87,6 +87,11 @@ extension RegressionGate {
 
         static func isSharedSlowdown(_ review: ComparisonReason.Review) -> Bool {
             if case .withinSharedSlowdown = review { return true }
+            return false
+        }
+
+        static func isLeftOut(_ review: ComparisonReason.Review) -> Bool {
+            if case .processesLeftOut = review { return true }
             return false
         }
 

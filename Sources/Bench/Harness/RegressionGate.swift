@@ -320,6 +320,7 @@ extension Comparator {
                 baselineMedian: figures.baselineMedian ?? 0, pValue: p)
             entry = figures.entry(.withinNoise, finding, pValue: pValue, adjustedPValue: adjustedPValue)
         }
+        if let leftOut = figures.processesLeftOut { entry.review(leftOut) }
         if let moved = figures.machineMoved,
             entry.verdict == .regressed || entry.verdict == .improved
                 || entry.verdict == .noChange

@@ -153,6 +153,10 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         /// (from `lowest` to `highest`) and moved within them: dividing out a move that large is not
         /// exact for every benchmark, so a verdict on relative levels is no verdict.
         case machineMoved(processes: Int, of: Int, lowest: Double, highest: Double, boundPercent: Double)
+        /// The machine's factor lay beyond ±`boundPercent` and moved within `processes` of this run's
+        /// `of` processes, fewer than half (from `lowest` to `highest`): those were left out of the
+        /// comparison on relative levels, which the rest decided.
+        case processesLeftOut(processes: Int, of: Int, lowest: Double, highest: Double, boundPercent: Double)
         /// This run's exact counts disagreed between its samples by `spreadPercent` (more than a
         /// count to gate on may), but every sample lay beyond the threshold on the same side.
         case beyondSampleWobble(spreadPercent: Double)

@@ -98,6 +98,11 @@ public enum ComparisonWording {
                 + "this run's \(count) processes (×\(String(format: "%.2f", lowest))–\(String(format: "%.2f", highest))) "
                 + "and moved within them, which divides out inexactly; measure again when the machine is steadier, "
                 + "or give the baseline's build (--baseline-binary)"
+        case .processesLeftOut(let left, let count, let lowest, let highest, let bound):
+            return text
+                + "; \(left) of this run's \(count) processes left out: the machine's factor lay beyond "
+                + "±\(String(format: "%g", bound))% in \(left == 1 ? "it" : "them") (×\(String(format: "%.2f", lowest))"
+                + "\(lowest == highest ? "" : "–\(String(format: "%.2f", highest))")) and moved within, which divides out inexactly"
         case .beyondSampleWobble(let spread):
             return text
                 + "; this run's samples disagreed by \(String(format: "%.2f", spread))%, but every one lay beyond "
