@@ -10,9 +10,10 @@ import Testing
 /// sleep. What needs a real thread (signals, unwinding, pings through a real queue or pool) is in
 /// `WatchdogTests` and the other target suites.
 struct StallDetectionTests {
-    /// A 100 ms threshold, samples every 20 ms, stalls collected in order.
+    /// A 100 ms threshold, samples every 20 ms, stalls collected in order; a heartbeat, or `pinged` a queue.
     func watchdog(
-        threshold: Duration = .milliseconds(100), _ adjust: (inout WatchdogConfiguration) -> Void = { _ in }
+        threshold: Duration = .milliseconds(100), pinged: Bool = false,
+        _ adjust: (inout WatchdogConfiguration) -> Void = { _ in }
     ) -> (VirtualTimeWatchdog, StallCollector) {
         let collector = StallCollector()
         var configuration = WatchdogConfiguration(name: "virtual", threshold: threshold)
@@ -20,7 +21,7 @@ struct StallDetectionTests {
         configuration.metrics = false
         configuration.onStall = { collector.add($0) }
         adjust(&configuration)
-        return (VirtualTimeWatchdog(configuration: configuration), collector)
+        return (VirtualTimeWatchdog(configuration: configuration, pinged: pinged), collector)
     }
 
     @Test func aBusyPeriodOfThreeThresholdsIsOneStallWithItsExactDuration() throws {
@@ -299,12 +300,7 @@ struct StallDetectionTests {
     /// is recorded up to one ping interval (a quarter of the threshold) or resting look shorter than
     /// it was, never longer.
     @Test func aPingedTargetBusyPastTheThresholdIsAStallFromItsFirstUnansweredPing() throws {
-        let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "pinged", threshold: .milliseconds(100))
-        configuration.sampleInterval = .milliseconds(20)
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
-        let virtual = VirtualTimeWatchdog(configuration: configuration, pinged: true)
+        let (virtual, collector) = watchdog(pinged: true)
         virtual.advanceTime(by: .seconds(1))
         #expect(collector.all.isEmpty, "an idle queue answers every ping")
         virtual.work(for: .milliseconds(300))
@@ -322,12 +318,7 @@ struct StallDetectionTests {
     /// look due at the threshold came late (by less than the pause tolerance) and found it answered.
     /// Timed from its sending to its arrival. Before, nothing was recorded (a 150 ms starvation, 2026-12-06).
     @Test func aPingThatWaitedPastTheThresholdBetweenTwoLooksIsAStall() throws {
-        let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "pinged", threshold: .milliseconds(100))
-        configuration.sampleInterval = .milliseconds(20)
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
-        let virtual = VirtualTimeWatchdog(configuration: configuration, pinged: true)
+        let (virtual, collector) = watchdog(pinged: true)
         virtual.advanceTime(by: .seconds(1))
         virtual.busy()
         virtual.advanceTime(by: .milliseconds(80))
