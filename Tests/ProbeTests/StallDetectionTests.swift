@@ -331,3 +331,74 @@ struct StallDetectionTests {
         #expect(!stalls[0].ongoing)
     }
 }
+
+/// A pool whose long jobs began and ended between two looks (the look came late): told from the
+/// jobs' own stamps at the next look, as ``PoolJobsObserver`` tells them from `PoolJobs.c`'s.
+extension StallDetectionTests {
+    final class EndedJobsObserver: TargetObserver {
+        var pending: [EndedJob] = []
+        func busyPeriod(now: UInt64) -> BusyPeriod? { nil }
+        var lastBusyEnd: UInt64? { nil }
+        func endedJobs(now: UInt64) -> [EndedJob] {
+            defer { pending = [] }
+            return pending
+        }
+        func starvation(among jobs: [EndedJob]) -> EndedStarvation? {
+            PoolJobsObserver.longestOverlap(of: jobs, width: 2).map { overlap in
+                EndedStarvation(
+                    since: overlap.since, end: overlap.end,
+                    threads: overlap.threads.map { PoolThread(id: $0, name: "pool") })
+            }
+        }
+        func restingLook(now: UInt64) -> RestingLook { RestingLook(sawWork: false, needsTheLoop: !pending.isEmpty) }
+    }
+
+    func pool() -> (VirtualTimeWatchdog, StallCollector, EndedJobsObserver) {
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let observer = EndedJobsObserver()
+        return (VirtualTimeWatchdog(configuration: configuration, observer: observer), collector, observer)
+    }
+
+    /// One job of 120 ms is a stall of its thread, timed from its stamps, with no samples and why;
+    /// one of 80 ms is none.
+    @Test func aLongJobThatEndedBetweenLooksIsAStallWithoutSamples() throws {
+        let (virtual, collector, observer) = pool()
+        virtual.advanceTime(by: .seconds(1))
+        let ms: UInt64 = 1_000_000
+        let start = virtual.now - 500 * ms
+        observer.pending = [
+            EndedJob(thread: 7, since: start, end: start + 120 * ms),
+            EndedJob(thread: 8, since: start + 200 * ms, end: start + 280 * ms),
+        ]
+        virtual.advanceTime(by: .seconds(1))
+        let stalls = collector.all
+        try #require(stalls.count == 1, "\(stalls.map(\.durationNanoseconds))")
+        #expect(stalls[0].threadID == 7)
+        #expect(stalls[0].durationNanoseconds == 120e6)
+        #expect(stalls[0].sampleCount == 0 && stalls[0].unsampled != nil)
+        #expect(!stalls[0].ongoing)
+    }
+
+    /// Both pool threads inside a job at once for 150 ms is one starvation of that length, holding
+    /// both threads, and their jobs are not reported again.
+    @Test func everyPoolThreadInsideAJobThatEndedBetweenLooksIsOneStarvation() throws {
+        let (virtual, collector, observer) = pool()
+        virtual.advanceTime(by: .seconds(1))
+        let ms: UInt64 = 1_000_000
+        let start = virtual.now - 500 * ms
+        observer.pending = [
+            EndedJob(thread: 7, since: start, end: start + 170 * ms),
+            EndedJob(thread: 8, since: start + 10 * ms, end: start + 160 * ms),
+        ]
+        virtual.advanceTime(by: .seconds(1))
+        let stalls = collector.all
+        try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.durationNanoseconds) })")
+        #expect(stalls[0].classification == .starved)
+        #expect(stalls[0].durationNanoseconds == 150e6)
+        #expect(Set(stalls[0].threads?.map(\.threadID) ?? []) == [7, 8])
+        #expect(stalls[0].unsampled != nil)
+    }
+}

@@ -28,7 +28,8 @@ final class VirtualTimeWatchdog {
     private(set) var looks = 0
     private(set) var restingLooks = 0
 
-    init(configuration: WatchdogConfiguration, pinged: Bool = false) {
+    /// `observer` (a scripted pool's) stands for the heartbeat's when given.
+    init(configuration: WatchdogConfiguration, pinged: Bool = false, observer: (any TargetObserver)? = nil) {
         reader = ScriptedThreadReader(clock: clock)
         pinger = pinged ? ScriptedPinger(clock: clock) : nil
         // A pinged watchdog's target only names it: its pings go to the scripted pinger.
@@ -37,9 +38,10 @@ final class VirtualTimeWatchdog {
             configuration: configuration)
         loop = WatchdogLoop(
             watchdog: watchdog, slot: -1, stopRequest: DispatchSemaphore(value: 0), clock: clock, reader: reader,
-            observer: pinger.map {
-                PingObserver(pinger: $0, configuration: configuration, intervals: WatchdogIntervals(configuration))
-            })
+            observer: observer
+                ?? pinger.map {
+                    PingObserver(pinger: $0, configuration: configuration, intervals: WatchdogIntervals(configuration))
+                })
         loop.begin()
         restingPauses = PauseDetector(
             monotonic: clock.monotonicNanoseconds(), boot: clock.bootTimeNanoseconds(),
