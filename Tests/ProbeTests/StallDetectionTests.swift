@@ -353,28 +353,29 @@ extension StallDetectionTests {
         func restingLook(now: UInt64) -> RestingLook { RestingLook(sawWork: false, needsTheLoop: !pending.isEmpty) }
     }
 
-    func pool() -> (VirtualTimeWatchdog, StallCollector, EndedJobsObserver) {
+    /// The stalls recorded once `jobs` (thread, begin and end in ms from half a second ago) have
+    /// ended between two looks of a pool's watchdog with a 100 ms threshold.
+    func stalls(afterJobsEnded jobs: [(thread: Int32, from: UInt64, to: UInt64)]) -> [StallRecord] {
         let collector = StallCollector()
         var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
         configuration.metrics = false
         configuration.onStall = { collector.add($0) }
         let observer = EndedJobsObserver()
-        return (VirtualTimeWatchdog(configuration: configuration, observer: observer), collector, observer)
+        let virtual = VirtualTimeWatchdog(configuration: configuration, observer: observer)
+        virtual.advanceTime(by: .seconds(1))
+        let ms: UInt64 = 1_000_000
+        let start = virtual.now - 500 * ms
+        observer.pending = jobs.map {
+            EndedJob(thread: $0.thread, since: start + $0.from * ms, end: start + $0.to * ms)
+        }
+        virtual.advanceTime(by: .seconds(1))
+        return collector.all
     }
 
     /// One job of 120 ms is a stall of its thread, timed from its stamps, with no samples and why;
     /// one of 80 ms is none.
     @Test func aLongJobThatEndedBetweenLooksIsAStallWithoutSamples() throws {
-        let (virtual, collector, observer) = pool()
-        virtual.advanceTime(by: .seconds(1))
-        let ms: UInt64 = 1_000_000
-        let start = virtual.now - 500 * ms
-        observer.pending = [
-            EndedJob(thread: 7, since: start, end: start + 120 * ms),
-            EndedJob(thread: 8, since: start + 200 * ms, end: start + 280 * ms),
-        ]
-        virtual.advanceTime(by: .seconds(1))
-        let stalls = collector.all
+        let stalls = stalls(afterJobsEnded: [(7, 0, 120), (8, 200, 280)])
         try #require(stalls.count == 1, "\(stalls.map(\.durationNanoseconds))")
         #expect(stalls[0].threadID == 7)
         #expect(stalls[0].durationNanoseconds == 120e6)
@@ -385,16 +386,7 @@ extension StallDetectionTests {
     /// Both pool threads inside a job at once for 150 ms is one starvation of that length, holding
     /// both threads, and their jobs are not reported again.
     @Test func everyPoolThreadInsideAJobThatEndedBetweenLooksIsOneStarvation() throws {
-        let (virtual, collector, observer) = pool()
-        virtual.advanceTime(by: .seconds(1))
-        let ms: UInt64 = 1_000_000
-        let start = virtual.now - 500 * ms
-        observer.pending = [
-            EndedJob(thread: 7, since: start, end: start + 170 * ms),
-            EndedJob(thread: 8, since: start + 10 * ms, end: start + 160 * ms),
-        ]
-        virtual.advanceTime(by: .seconds(1))
-        let stalls = collector.all
+        let stalls = stalls(afterJobsEnded: [(7, 0, 170), (8, 10, 160)])
         try #require(stalls.count == 1, "\(stalls.map { ($0.classification, $0.durationNanoseconds) })")
         #expect(stalls[0].classification == .starved)
         #expect(stalls[0].durationNanoseconds == 150e6)
