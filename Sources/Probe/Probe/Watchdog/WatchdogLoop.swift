@@ -286,7 +286,8 @@ final class WatchdogLoop: @unchecked Sendable {
         if !stall.confirmed, !stall.absorbed, endIsExact {
             var timed = stall
             if confirmAfterItsEnd(&timed, end: end, now: now, excuse: excuse) {
-                finish(timed, ongoing: false, now: end)
+                let sampled = timed.samples.sampleCount > 0 || timed.poolThreads.contains { $0.samples.sampleCount > 0 }
+                finish(timed, ongoing: false, now: end, unsampled: sampled ? nil : Self.unsampledReason)
                 return
             }
             if timed.pausedDuring { watchdog.notePauseIgnored() }
@@ -343,7 +344,7 @@ final class WatchdogLoop: @unchecked Sendable {
     }
 
     static let unsampledReason =
-        "it began and ended between two looks of the watchdog: timed from the pool's job stamps, not sampled"
+        "it ended before the watchdog's look that would have sampled it: timed from the target's own stamps (a pool job's begin and end, a ping's sending and arrival)"
 
     /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
     /// half of it (wall time), reported early when `reportOngoingAfter` says so.
