@@ -251,6 +251,10 @@ def main():
                                 row["why"] = outcome["explanations"].get(INJECTED)
                             if innocent:
                                 row["whyInnocent"] = {i: outcome["explanations"].get(i) for i in innocent}
+                            # An exit 3 the injected benchmark did not cause: which other one could not be judged.
+                            if outcome["status"] == 3 and injected != "inconclusive":
+                                row["whyInconclusive"] = {i: outcome["explanations"].get(i)
+                                                          for i, v in outcome["verdicts"].items() if v == "inconclusive"}
                             results.append(row)
                             print(f"trials: {condition} {gate} {variant} #{number + 1}: exit {row['status']}, "
                                   f"{INJECTED} {injected}, others regressed {innocent or 'none'}, "
