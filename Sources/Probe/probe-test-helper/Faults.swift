@@ -234,18 +234,25 @@ func faultSignalTaken() {
     watchdog.stop()
 }
 
-/// `malloc-threshold`: whether glibc still serves a 256 KiB block by `mmap` (its first threshold is
-/// 128 KiB, and freeing a block it mapped raises the threshold to that block's size, for the whole
-/// process), before and after Probe's start-up work (every module's symbols, frame-record verdicts
-/// and async functions): prints `before=true|false after=true|false`. The blocks are kept, since
-/// freeing them would itself raise the threshold.
+/// `malloc-threshold`: the smallest block glibc serves by `mmap` (its first threshold is 128 KiB, and
+/// freeing a block it mapped raises the threshold to that block's size, for the whole process),
+/// before and after Probe's start-up work (every module's symbols, frame-record verdicts and async
+/// functions): prints `before=<256 KiB was mapped> after=<unchanged> mappedFrom=BEFORE->AFTER`.
 func faultMallocThreshold() {
-    func servedByMmap() -> Bool {
-        let mapped = cprobe_malloc_mapped_bytes()
-        _ = malloc(256 * 1024)
-        return cprobe_malloc_mapped_bytes() >= mapped + 256 * 1024
+    /// The smallest of 256 KiB, 512 KiB, … 32 MiB that malloc serves with a mapping of its own (the
+    /// blocks are kept: freeing a mapped block is what raises the threshold), 0 when none is.
+    func smallestMapped(from smallest: Int) -> Int {
+        var size = smallest
+        while size <= 32 << 20 {
+            let mapped = cprobe_malloc_mapped_bytes()
+            _ = malloc(size)
+            if cprobe_malloc_mapped_bytes() >= mapped + size { return size }
+            size *= 2
+        }
+        return 0
     }
-    let before = servedByMmap()
+    let before = smallestMapped(from: 256 * 1024)
     Watchdog.finishStartUpWork()
-    print("before=\(before) after=\(servedByMmap())")
+    let after = before == 0 ? 0 : smallestMapped(from: before)
+    print("before=\(before == 256 * 1024) after=\(after == before) mappedFrom=\(before)->\(after)")
 }
