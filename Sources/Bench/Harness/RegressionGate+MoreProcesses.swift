@@ -70,14 +70,23 @@ extension RegressionGate {
         /// Whether more processes could decide `entry`: *within noise* as tested (an interval reaching
         /// beyond the threshold or including no change), and either unreviewed, or re-run without
         /// confirming a regression, or made inconclusive only because every benchmark slowed
-        /// (``RegressionGate/reviewSharedSlowdown(_:)`` on relative levels). The moving host's +5% runs
-        /// stopped at the shared slowdown 3 of 10 (2026-12-05), the quiet host's at the re-run 3 of 10 (2026-12-07).
+        /// (``RegressionGate/reviewSharedSlowdown(_:)`` on relative levels); or, whatever it read,
+        /// inconclusive only because the machine moved in most of the candidate's processes: once more
+        /// processes outnumber those, they are left out. The moving host's +5% runs stopped at the shared
+        /// slowdown 3 of 10 (2026-12-05), the quiet host's at the re-run 3 of 10, the moving host's +5%
+        /// and +10% where the machine moved 7 of 20 (2026-12-07).
         static func leftOpen(_ entry: ComparisonEntry) -> Bool {
-            guard case .tested(_, _, _, _, let outcome) = entry.reason.finding,
+            guard case .tested(_, _, _, _, let outcome) = entry.reason.finding else { return false }
+            let reviews = entry.reason.reviews.filter { !Self.isUnconfirmedRerun($0) && !Self.isLeftOut($0) }
+            if entry.verdict == .inconclusive, reviews.count == 1, Self.isMachineMoved(reviews[0]),
+                case .relative? = entry.reason.processLevels
+            {
+                return true
+            }
+            guard
                 outcome == .intervalReachesBeyondThreshold || outcome == .intervalIncludesNoChange
                     || outcome == .belowThresholdIntervalReachesBeyond
             else { return false }
-            let reviews = entry.reason.reviews.filter { !Self.isUnconfirmedRerun($0) && !Self.isLeftOut($0) }
             if entry.verdict == .withinNoise { return reviews.isEmpty }
             guard entry.verdict == .inconclusive, reviews.count == 1, Self.isSharedSlowdown(reviews[0]),
                 case .relative? = entry.reason.processLevels
@@ -90,9 +99,17 @@ extension RegressionGate {
             return false
         }
 
-        static func isLeftOut(_ review: ComparisonReason.Review) -> Bool {
-            if case .processesLeftOut = review { return true }
+        static func isMachineMoved(_ review: ComparisonReason.Review) -> Bool {
+            if case .machineMoved = review { return true }
             return false
+        }
+
+        /// Processes or rounds left out: what the levels stand on, no reason to stop.
+        static func isLeftOut(_ review: ComparisonReason.Review) -> Bool {
+            switch review {
+            case .processesLeftOut, .slowRoundsLeftOut: true
+            default: false
+            }
         }
 
         static func isUnconfirmedRerun(_ review: ComparisonReason.Review) -> Bool {
