@@ -48,10 +48,6 @@ import Testing
     /// Every benchmark 30% slower in the third and fourth rounds (0-based 2 and 3) of every process.
     static func slowThirdAndFourth(_: Int, round: Int, _: Int) -> Double { round == 2 || round == 3 ? 1.3 : 1 }
 
-    /// The machine 1.3 times slower in the first round of every process and 15% slower again in each
-    /// round after: no two rounds within 10% of each other, so none is left out as slow.
-    static func growing(_: Int, round: Int, _: Int) -> Double { 1.3 + 0.15 * Double(round) }
-
     func entries(_ decision: RegressionGate.Decision) -> [String: ComparisonEntry] {
         Dictionary(uniqueKeysWithValues: decision.comparison.entries.map { ($0.id, $0) })
     }
@@ -99,16 +95,17 @@ import Testing
         expectSameVerdicts(moved, Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1))
     }
 
-    /// The candidate's processes 30–90% slower than the baseline's and moving within them, no two
-    /// rounds alike (a neighbour growing): a verdict on levels relative to the machine's factor is no
-    /// verdict, as dividing out a move that large is inexact for real benchmarks (an unchanged sort
-    /// called 5–14% faster, 2026-11-29).
+    /// The candidate's processes 30–60% slower than the baseline's and moving within them (a neighbour
+    /// on and off): a verdict on levels relative to the machine's factor is no verdict, as dividing out
+    /// a move that large is inexact for real benchmarks (an unchanged sort called 5–14% faster, 2026-11-29).
     /// The same slower level held steady through each process is another host's: no such review, and
     /// the +10% is still found beyond the others' shared slowdown.
     @Test func aFactorBeyondTheBoundThatMovesWithinProcessesIsInconclusive() throws {
         let regressed = Self.ids[3]
         let baseline = Self.report(processes: 10, draw: 0)
-        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1, machine: Self.growing)
+        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1) { _, round, _ in
+            round % 2 == 0 ? 1.3 : 1.6
+        }
         let movingEntries = entries(gate.decide(baseline: baseline, current: moving))
         for id in Self.ids {
             let entry = try #require(movingEntries[id])
@@ -117,7 +114,7 @@ import Testing
                 Issue.record("\(id): no machineMoved review: \(entry.reason.reviews)")
                 continue
             }
-            #expect(lowest > 1.25 && highest < 1.95, "\(lowest)…\(highest)")
+            #expect(lowest > 1.25 && highest < 1.65, "\(lowest)…\(highest)")
             #expect(
                 entry.explanation.contains("inconclusive: the machine's factor lay beyond ±15% in 3 of this run's 3"))
         }
@@ -132,42 +129,16 @@ import Testing
             })
     }
 
-    /// A neighbour on in rounds 1, 3 and 5 of every candidate process, slowing the first benchmark by
-    /// 25% and the others by 50% (it takes what each needs by a different amount), and one benchmark
-    /// 10% slower: the neighbour's rounds are left out of the levels, and the rest decide — regressed,
-    /// the others unchanged. Divided by a common factor instead, the first benchmark read faster (the
-    /// moving host's sort read 22–58% slower for a +5% or +10% build, 2026-12-07).
-    @Test func aNeighboursRoundsAreLeftOutOfTheLevels() throws {
-        let regressed = Self.ids[3]
-        let baseline = Self.report(processes: 10, draw: 0)
-        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1) { _, round, benchmark in
-            round % 2 == 1 ? 1 : (benchmark == 0 ? 1.25 : 1.5)
-        }
-        let decided = entries(gate.decide(baseline: baseline, current: moving))
-        for id in Self.ids {
-            let entry = try #require(decided[id])
-            #expect(entry.verdict == (id == regressed ? .regressed : .noChange), "\(id): \(entry.explanation)")
-            guard case .slowRoundsLeftOut(let rounds, let of, 10)? = entry.reason.reviews.first else {
-                Issue.record("\(id): no slowRoundsLeftOut review: \(entry.reason.reviews)")
-                continue
-            }
-            #expect(rounds == .init(baseline: 0, current: 9) && of == .init(baseline: 50, current: 15))
-            #expect(
-                entry.explanation.contains(
-                    "slower than in the fastest of their process left out: 9 of this run's 15 rounds"),
-                "\(entry.explanation)")
-        }
-        #expect(abs((decided[regressed]?.ratio ?? 0) - 1.1) < 0.03)
-    }
-
-    /// The machine moved in all three candidate processes (×1.3–1.9) and one benchmark is 10% slower:
+    /// The machine moved in all three candidate processes (×1.3–1.6) and one benchmark is 10% slower:
     /// inconclusive at the first look, then measured in more processes, steady ones; once those outnumber
     /// the moved, the moved are left out and the rest decide (the moving host's +5% and +10% ended
     /// inconclusive at the first look 7 times in 20, 2026-12-07).
     @Test func whereTheMachineMovedMoreProcessesDecide() throws {
         let regressed = Self.ids[3]
         let baseline = Self.report(processes: 10, draw: 0)
-        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1, machine: Self.growing)
+        let moving = Self.report(processes: 3, ratios: [regressed: 1.1], draw: 1) { _, round, _ in
+            round % 2 == 0 ? 1.3 : 1.6
+        }
         let first = gate.decide(baseline: baseline, current: moving)
         #expect(entries(first)[regressed]?.verdict == .inconclusive)
         #expect(gate.moreProcesses.undecided(first.comparison, interleaved: false).contains(regressed))
@@ -254,8 +225,7 @@ import Testing
     }
 
     /// A benchmark visited once (round 0 only) is at its own level there by definition: it is not
-    /// taken for the machine's factor in that round, but its samples are divided by that factor, and
-    /// kept though the round is slow.
+    /// taken for the machine's factor in that round, but its samples are divided by that factor.
     @Test func aOneVisitBenchmarkIsNotTakenForTheMachine() throws {
         func slowFirst(_: Int, round: Int, _: Int) -> Double { round == 0 ? 1.3 : 1 }
         var report = Self.report(processes: 1, draw: 1, machine: slowFirst)
@@ -276,11 +246,7 @@ import Testing
         #expect(abs((levels.factor(of: "S/once/a", in: first) ?? 0) - 1.3) < 0.01)
         #expect(RoundFactorModel.factors(report)?.jumps.map(\.round) == [0])
         let once = try #require(ProcessFactors.levels(report, metric: .wallTime)["S/once/a"]?[0])
-        // Round 0 is slow and left out of the others' levels; the one-visit benchmark has no other round, so
-        // its samples stay, divided by the factor there relative to the level of the rounds kept.
-        #expect(levels.slowRounds == [first])
-        let kept = try #require(levels.keptLevel[0])
-        #expect(abs(once - 130 * kept / levels.factor(of: "S/once/a", in: first)!) < 1e-9)
+        #expect(abs(once - 130 / levels.factor(of: "S/once/a", in: first)!) < 1e-9)
     }
 
     /// Fewer than three other benchmarks in a round: no factor, the samples as measured, and the

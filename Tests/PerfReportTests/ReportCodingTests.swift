@@ -58,9 +58,6 @@ import Testing
                     .rerunConfirmed(firstRatio: 1.2), .rerunDidNotConfirm(firstRatio: nil), .rerunMissing,
                     .machineMoved(processes: 2, of: 3, lowest: 1.16, highest: 1.6, boundPercent: 15),
                     .processesLeftOut(processes: 1, of: 3, lowest: 1.61, highest: 1.61, boundPercent: 15),
-                    .slowRoundsLeftOut(
-                        rounds: Reason.PerSide(baseline: 0, current: 9), of: Reason.PerSide(baseline: 50, current: 15),
-                        boundPercent: 10),
                 ]),
             Reason(.counted(baseline: 1, current: 1.2, ratio: 1.2, outcome: .belowMinimumDifference(0.5))),
             Reason(.onlyInBaseline, substitution: .notMeasured(.instructions)),

@@ -171,9 +171,6 @@ public struct Comparator: Sendable {
         var machineMoved: ComparisonReason.Review? = nil
         /// Set when processes in which the machine moved were left out (``MachineFactors/leftOut(_:)``).
         var processesLeftOut: ComparisonReason.Review? = nil
-        /// Set when relative levels were taken without the slow rounds of processes in which the
-        /// machine moved (``RoundFactorModel/slowRounds(_:)``).
-        var slowRoundsLeftOut: ComparisonReason.Review? = nil
 
         func entry(
             _ verdict: ComparisonEntry.Verdict, _ finding: ComparisonReason.Finding, pValue: Double? = nil,
@@ -285,7 +282,6 @@ public struct Comparator: Sendable {
                         baseline: raw.baseline, current: raw.current, confidenceLevel: confidenceLevel,
                         model: processModel)?.ratioInterval
                 }
-                if case .relative? = figures.processLevels { figures.slowRoundsLeftOut = machine.slowRoundsLeftOut }
             }
             guard
                 let levels = ProcessLevelComparison(

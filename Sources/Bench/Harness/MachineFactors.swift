@@ -12,26 +12,17 @@ struct MachineFactors {
     var reference: [String: Double]
     /// How far apart the machine's factors in the rounds of each of the current side's processes lie.
     var currentRoundSpread: [Int: Double]
-    /// Said of every comparison on relative levels when slow rounds were left out of either side's.
-    var slowRoundsLeftOut: ComparisonReason.Review?
 
     /// Round factors within this percent of each other: the machine was steady through the process,
     /// so a factor beyond the bound is a level (another host, another frequency), which divides out.
     static let steadyRoundSpreadPercent = 10.0
 
     init(baseline: Report, current: Report, metric: Metric) {
-        let baselineRounds = RoundFactorModel(baseline, metric: metric)
         let currentRounds = RoundFactorModel(current, metric: metric)
-        self.baseline = ProcessFactors.levels(baseline, rounds: baselineRounds, metric: metric)
+        self.baseline = ProcessFactors.levels(baseline, metric: metric)
         self.current = ProcessFactors.levels(current, rounds: currentRounds, metric: metric)
         reference = ProcessFactors.reference(self.baseline)
         currentRoundSpread = currentRounds.roundSpreadPercent()
-        if !baselineRounds.slowRounds.isEmpty || !currentRounds.slowRounds.isEmpty {
-            slowRoundsLeftOut = .slowRoundsLeftOut(
-                rounds: .init(baseline: baselineRounds.slowRounds.count, current: currentRounds.slowRounds.count),
-                of: .init(baseline: baselineRounds.knownRounds, current: currentRounds.knownRounds),
-                boundPercent: Self.steadyRoundSpreadPercent)
-        }
     }
 
     /// The ``ComparisonReason/Review/machineMoved(processes:of:lowest:highest:boundPercent:)`` of a

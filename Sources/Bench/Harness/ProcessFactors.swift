@@ -50,9 +50,8 @@ public enum ProcessFactors {
     }
 
     /// Each benchmark's median of `metric` in each process it was measured in, by id, its samples
-    /// first divided by the machine's factor in their round where it can be told (``RoundFactorModel``)
-    /// and those of a process's slow rounds left out (``RoundFactorModel/slowRounds(_:)``); a benchmark
-    /// measured in one process (no process tags) has its median as process 0.
+    /// first divided by the machine's factor in their round where it can be told (``RoundFactorModel``);
+    /// a benchmark measured in one process (no process tags) has its median as process 0.
     static func levels(_ report: Report, metric: Metric) -> [String: [Int: Double]] {
         levels(report, rounds: RoundFactorModel(report, metric: metric), metric: metric)
     }
@@ -63,13 +62,7 @@ public enum ProcessFactors {
         for result in report.benchmarks {
             guard let values = Comparator.sampledValues(result, metric), !values.isEmpty else { continue }
             let processes = processes(of: result) ?? Array(repeating: 0, count: values.count)
-            let divided = rounds.divided(values, of: result)
-            guard let counted = rounds.counted(result) else {
-                levels[result.id] = medianByProcess(divided, processes: processes)
-                continue
-            }
-            let kept = zip(zip(divided, processes), counted).filter(\.1).map(\.0)
-            levels[result.id] = medianByProcess(kept.map(\.0), processes: kept.map(\.1))
+            levels[result.id] = medianByProcess(rounds.divided(values, of: result), processes: processes)
         }
         return levels
     }

@@ -104,12 +104,9 @@ extension RegressionGate {
             return false
         }
 
-        /// Processes or rounds left out: what the levels stand on, no reason to stop.
         static func isLeftOut(_ review: ComparisonReason.Review) -> Bool {
-            switch review {
-            case .processesLeftOut, .slowRoundsLeftOut: true
-            default: false
-            }
+            if case .processesLeftOut = review { return true }
+            return false
         }
 
         static func isUnconfirmedRerun(_ review: ComparisonReason.Review) -> Bool {

@@ -321,7 +321,6 @@ extension Comparator {
             entry = figures.entry(.withinNoise, finding, pValue: pValue, adjustedPValue: adjustedPValue)
         }
         if let leftOut = figures.processesLeftOut { entry.review(leftOut) }
-        if let slow = figures.slowRoundsLeftOut { entry.review(slow) }
         if let moved = figures.machineMoved,
             entry.verdict == .regressed || entry.verdict == .improved
                 || entry.verdict == .noChange

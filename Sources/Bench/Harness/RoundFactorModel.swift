@@ -15,13 +15,6 @@ package struct RoundFactorModel {
     /// rounds, by round then id; only benchmarks whose every sample has a round, in processes where
     /// they were measured in two rounds or more.
     let ratios: [Cell: [String: Double]]
-    /// Rounds left out of their process's levels (``slowRounds(_:)``).
-    let slowRounds: Set<Cell>
-    /// The rounds whose factor could be told, the slow ones among them.
-    let knownRounds: Int
-    /// In a process with slow rounds, the median factor of those it keeps: its samples are divided by
-    /// their round's factor relative to that, so that its level is that of the rounds it keeps.
-    let keptLevel: [Int: Double]
 
     init(_ report: Report, metric: Metric) {
         var ratios: [Cell: [String: Double]] = [:]
@@ -47,49 +40,6 @@ package struct RoundFactorModel {
             }
         }
         self.ratios = ratios
-        let factors = Self.roundFactors(ratios)
-        let slow = Self.slowRounds(factors)
-        slowRounds = slow
-        knownRounds = factors.count
-        let slowProcesses = Set(slow.map(\.process))
-        var kept: [Int: [Double]] = [:]
-        for (cell, factor) in factors where slowProcesses.contains(cell.process) && !slow.contains(cell) {
-            kept[cell.process, default: []].append(factor)
-        }
-        keptLevel = kept.mapValues { SampleStatistics.median($0) }
-    }
-
-    /// Each round's factor: the median of every benchmark's ratio there, where
-    /// ``ProcessFactors/minimumOthers`` + 1 benchmarks give it (each has its others).
-    static func roundFactors(_ ratios: [Cell: [String: Double]]) -> [Cell: Double] {
-        ratios.filter { $0.value.count >= ProcessFactors.minimumOthers + 1 }
-            .mapValues { SampleStatistics.median(Array($0.values)) }
-    }
-
-    /// In a process whose rounds' factors lie more than ``MachineFactors/steadyRoundSpreadPercent``
-    /// apart, the rounds slower than its fastest by more than that, when at least two others remain:
-    /// a neighbour that comes and goes slows each benchmark by its own amount, which no common factor
-    /// divides out, so a process's level is taken from the rounds it left alone. Its rounds' spread
-    /// still counts all of them: a process whose kept level lies beyond the bound is still one where the
-    /// machine moved (``MachineFactors/moved(_:)``). On the moving host (a neighbour on and off every
-    /// 4 s) the factor moved within 7–9 of 11 processes, each with rounds on both sides (2026-12-07).
-    static func slowRounds(_ factors: [Cell: Double]) -> Set<Cell> {
-        let bound = 1 + MachineFactors.steadyRoundSpreadPercent / 100
-        var slow: Set<Cell> = []
-        for (_, rounds) in Dictionary(grouping: factors, by: { $0.key.process }) {
-            guard let fastest = rounds.map(\.value).min(), fastest > 0 else { continue }
-            let slower = rounds.filter { $0.value > fastest * bound }.map(\.key)
-            if !slower.isEmpty, rounds.count - slower.count >= 2 { slow.formUnion(slower) }
-        }
-        return slow
-    }
-
-    /// Whether each sample of `result` (in sample order) counts towards its process's level: all but
-    /// those of ``slowRounds``, unless that would leave the benchmark none in a process.
-    func counted(_ result: BenchmarkResult) -> [Bool]? {
-        guard !slowRounds.isEmpty, let cells = Self.cells(of: result) else { return nil }
-        let kept = Set(cells.filter { !slowRounds.contains($0) }.map(\.process))
-        return cells.map { !slowRounds.contains($0) || !kept.contains($0.process) }
     }
 
     /// The round and process of every sample (process 0 when untagged), or nil when a sample has no
@@ -114,12 +64,12 @@ package struct RoundFactorModel {
     }
 
     /// How far apart the machine's factors in a process's rounds lie (``ProcessFactors/spreadPercent(_:)``
-    /// of each round's median ratio over every benchmark), by process, slow rounds included: only
-    /// processes with two rounds or more whose factors can be told.
+    /// of each round's median ratio over every benchmark), by process; only processes with two rounds
+    /// or more whose factors can be told.
     func roundSpreadPercent() -> [Int: Double] {
         var byProcess: [Int: [Double]] = [:]
-        for (cell, factor) in Self.roundFactors(ratios) {
-            byProcess[cell.process, default: []].append(factor)
+        for (cell, byID) in ratios where byID.count >= ProcessFactors.minimumOthers + 1 {
+            byProcess[cell.process, default: []].append(SampleStatistics.median(Array(byID.values)))
         }
         return byProcess.filter { $0.value.count >= 2 }.mapValues { ProcessFactors.spreadPercent($0) }
     }
@@ -138,9 +88,7 @@ package struct RoundFactorModel {
                 raw.insert(cell.process)
             }
         }
-        return zip(values, cells).map { value, cell in
-            raw.contains(cell.process) ? value : value * (keptLevel[cell.process] ?? 1) / factors[cell]!
-        }
+        return zip(values, cells).map { value, cell in raw.contains(cell.process) ? value : value / factors[cell]! }
     }
 
     /// The report's ``RoundFactors``: in each round of each process, the median of every benchmark's

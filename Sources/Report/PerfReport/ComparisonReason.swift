@@ -157,11 +157,6 @@ public struct ComparisonReason: Codable, Sendable, Equatable {
         /// `of` processes, fewer than half (from `lowest` to `highest`): those were left out of the
         /// comparison on relative levels, which the rest decided.
         case processesLeftOut(processes: Int, of: Int, lowest: Double, highest: Double, boundPercent: Double)
-        /// In processes whose rounds' factors lay more than `boundPercent` apart, the rounds slower than
-        /// their process's fastest by more than that (`rounds` of each side's `of` whose factor could be
-        /// told) were left out of the levels: a neighbour that comes and goes slows each benchmark by its
-        /// own amount, which no common factor divides out.
-        case slowRoundsLeftOut(rounds: PerSide<Int>, of: PerSide<Int>, boundPercent: Double)
         /// This run's exact counts disagreed between its samples by `spreadPercent` (more than a
         /// count to gate on may), but every sample lay beyond the threshold on the same side.
         case beyondSampleWobble(spreadPercent: Double)

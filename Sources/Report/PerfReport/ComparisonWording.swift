@@ -103,15 +103,6 @@ public enum ComparisonWording {
                 + "; \(left) of this run's \(count) processes left out: the machine's factor lay beyond "
                 + "±\(String(format: "%g", bound))% in \(left == 1 ? "it" : "them") (×\(String(format: "%.2f", lowest))"
                 + "\(lowest == highest ? "" : "–\(String(format: "%.2f", highest))")) and moved within, which divides out inexactly"
-        case .slowRoundsLeftOut(let rounds, let count, let bound):
-            let sides = [
-                (side: "this run's", left: rounds.current, of: count.current),
-                (side: "the baseline's", left: rounds.baseline, of: count.baseline),
-            ].filter { $0.left > 0 }.map { "\($0.left) of \($0.side) \($0.of) rounds" }
-            return text
-                + "; rounds in which the machine ran more than \(String(format: "%g", bound))% slower than in the "
-                + "fastest of their process left out: \(sides.joined(separator: ", ")) (a neighbour slows each "
-                + "benchmark by its own amount)"
         case .beyondSampleWobble(let spread):
             return text
                 + "; this run's samples disagreed by \(String(format: "%.2f", spread))%, but every one lay beyond "
