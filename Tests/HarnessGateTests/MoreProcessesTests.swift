@@ -79,6 +79,8 @@ import Testing
             return
         }
         #expect(processes.current == 3 + 2 * looks)
+        // The look tested the heap alone: its companions, measured for the machine's factor, are no tests.
+        #expect(later.adjustedPValue == later.pValue, "\(later.explanation)")
         // Each look's interval is at the level that keeps all looks together at 99% (a fifth of the 5%).
         #expect(abs(interval.level - (1 - 0.01 / Double(gate.moreProcesses.maximumLooks))) < 1e-9)
         #expect(

@@ -268,6 +268,26 @@ import Testing
         #expect(slow.verdict == .withinNoise)
     }
 
+    /// Benchmarks measured only beside the tested one (a later look's companions) are no tests of it:
+    /// Holm adjusts over the benchmarks asked for, the others over all, as before.
+    @Test func holmCountsOnlyTheBenchmarksTested() throws {
+        var baselineResults = [Synthetic.result("s/g/slow", nanosecondsPerOperation: [100, 101, 102, 103, 104])]
+        var currentResults = [Synthetic.result("s/g/slow", nanosecondsPerOperation: [120, 121, 122, 123, 124])]
+        for index in 0..<3 {
+            let values = Synthetic.normal(count: 5, mean: 100, relativeSpread: 0.01, seed: UInt64(300 + index))
+            baselineResults.append(Synthetic.result("s/g/other\(index)", nanosecondsPerOperation: values))
+            currentResults.append(Synthetic.result("s/g/other\(index)", nanosecondsPerOperation: values))
+        }
+        let comparison = comparator.compare(
+            baseline: Synthetic.report(baselineResults), current: Synthetic.report(currentResults), metric: .wallTime,
+            tested: ["s/g/slow"])
+        let slow = try Self.entry(comparison, "s/g/slow")
+        #expect(slow.adjustedPValue == slow.pValue)
+        #expect(slow.verdict == .regressed, "\(slow.explanation)")
+        let other = try Self.entry(comparison, "s/g/other0")
+        #expect(other.explanation.contains("after Holm over 4 benchmarks"), "\(other.explanation)")
+    }
+
     // MARK: - Exact counts
 
     /// Probe/symbolicate/cold declares 10%: its counts move a few percent between processes.

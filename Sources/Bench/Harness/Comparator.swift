@@ -63,7 +63,11 @@ public struct Comparator: Sendable {
     /// sample with the significance test; instructions and allocations per operation are exact
     /// counts and compared directly. A benchmark that lacks the metric on either side is compared
     /// by wall time instead, and its entry says so (``ComparisonEntry/metric`` is then `.wallTime`).
-    package func compare(baseline: Report, current: Report, metric: Metric) -> Comparison {
+    /// `tested`: the benchmarks whose verdicts are asked for, the family Holm adjusts over (nil: every
+    /// one); the others, measured only for the machine's factor, are adjusted over all, as before.
+    package func compare(
+        baseline: Report, current: Report, metric: Metric, tested family: Set<String>? = nil
+    ) -> Comparison {
         let baselineByID = Dictionary(baseline.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let currentByID = Dictionary(current.benchmarks.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let ids = Set(baselineByID.keys).union(currentByID.keys).sorted()
@@ -83,17 +87,27 @@ public struct Comparator: Sendable {
             }
         }
 
-        let tested = outcomes.compactMap { outcome -> Double? in
-            if case .tested(_, let pValue) = outcome { return pValue }
+        let tested = outcomes.compactMap { outcome -> (id: String, pValue: Double)? in
+            if case .tested(let figures, let pValue) = outcome { return (figures.id, pValue) }
             return nil
         }
-        var adjusted = Self.holmAdjusted(tested).makeIterator()
+        let inFamily = tested.filter { family?.contains($0.id) ?? true }
+        let adjustedInFamily = Dictionary(
+            uniqueKeysWithValues:
+                zip(inFamily.map(\.id), Self.holmAdjusted(inFamily.map(\.pValue))))
+        let adjustedOverAll = Dictionary(
+            uniqueKeysWithValues:
+                zip(tested.map(\.id), Self.holmAdjusted(tested.map(\.pValue))))
         let entries = outcomes.map { outcome -> ComparisonEntry in
             switch outcome {
             case .decided(let entry):
                 return entry
             case .tested(let figures, let pValue):
-                return decide(figures, pValue: pValue, adjustedPValue: adjusted.next()!, testCount: tested.count)
+                if let adjusted = adjustedInFamily[figures.id] {
+                    return decide(figures, pValue: pValue, adjustedPValue: adjusted, testCount: inFamily.count)
+                }
+                return decide(
+                    figures, pValue: pValue, adjustedPValue: adjustedOverAll[figures.id]!, testCount: tested.count)
             }
         }
         return Comparison(

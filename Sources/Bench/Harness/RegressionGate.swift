@@ -124,11 +124,12 @@ public struct RegressionGate: Sendable {
     }
 
     /// One look: every benchmark's verdict on the basis, then the review of shared slowdowns.
-    package func compare(baseline: Report, current: Report) -> Comparison {
+    /// `tested`: the benchmarks whose time verdicts are asked for (``Comparator/compare(baseline:current:metric:tested:)``).
+    package func compare(baseline: Report, current: Report, tested: Set<String>? = nil) -> Comparison {
         var comparison: Comparison
         switch basis {
         case .time(let metric):
-            comparison = comparator.compare(baseline: baseline, current: current, metric: metric)
+            comparison = comparator.compare(baseline: baseline, current: current, metric: metric, tested: tested)
         case .counts(let metrics, let remedies):
             comparison = BaselineGate.compare(
                 baseline: baseline, current: current, metrics: metrics, comparator: comparator, remedies: remedies)
