@@ -25,7 +25,7 @@ final class PingObserver: TargetObserver {
 
     func busyPeriod(now: UInt64) -> BusyPeriod? {
         let sent = pings.sentAt
-        if pings.collect(now: now) { lastCollected = (sent, pings.pinger.arrivedAt) }
+        if pings.collect(now: now) { lastCollected = CollectedBusyPeriod(since: sent, arrived: pings.pinger.arrivedAt) }
         if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) {
             if isIdleInItsWait {
                 pings.skip(now: now)  // nothing to time: looked at again next tick
@@ -39,12 +39,9 @@ final class PingObserver: TargetObserver {
     var lastBusyEnd: UInt64? { pings.pinger.arrivedAt }
 
     /// The latest ping collected: when it was sent and when it ran.
-    private var lastCollected: (sent: UInt64, arrived: UInt64)?
+    private var lastCollected: CollectedBusyPeriod?
 
-    func busyEnd(of since: UInt64) -> UInt64? {
-        guard let lastCollected, lastCollected.sent == since else { return nil }
-        return lastCollected.arrived
-    }
+    func busyEnd(of since: UInt64) -> UInt64? { lastCollected?.end(of: since) }
 
     /// A ping due is the loop thread's to send and time. An event loop out of its wait is working;
     /// a queue is only due its ping.

@@ -49,7 +49,7 @@ final class PoolJobsObserver: TargetObserver {
     var isTiming: Bool { pings.outstanding }
 
     func busyPeriod(now: UInt64) -> BusyPeriod? {
-        if pings.collect(now: now) { lastCollected = (starvedSince, pool.arrivedAt) }
+        if pings.collect(now: now) { lastCollected = CollectedBusyPeriod(since: starvedSince, arrived: pool.arrivedAt) }
         if !pings.outstanding, !timesJobs { pool.prepareThreads(now: now) }
         if !pings.outstanding, pings.isDue(now: now, interval: pingInterval) { sendPing(now: now) }
         return pings.outstanding ? BusyPeriod(since: starvedSince, thread: nil, isPoolStarvation: true) : nil
@@ -78,12 +78,9 @@ final class PoolJobsObserver: TargetObserver {
     var lastBusyEnd: UInt64? { pool.arrivedAt }
 
     /// The latest ping collected: when the starvation it timed began and when it ran.
-    private var lastCollected: (since: UInt64, arrived: UInt64)?
+    private var lastCollected: CollectedBusyPeriod?
 
-    func busyEnd(of since: UInt64) -> UInt64? {
-        guard let lastCollected, lastCollected.since == since else { return nil }
-        return lastCollected.arrived
-    }
+    func busyEnd(of since: UInt64) -> UInt64? { lastCollected?.end(of: since) }
 
     /// A thread's kept job is new when its count rose; a thread new to the watchdog (its entry's
     /// count starts at 0) brings all its jobs, none older than the watchdog (kept from its start).

@@ -51,6 +51,15 @@ extension TargetObserver {
     }
 }
 
+/// The latest busy period a collected ping ended: when it began and when the ping ran.
+struct CollectedBusyPeriod: Equatable {
+    var since: UInt64
+    var arrived: UInt64
+
+    /// Its end when it is the period that began at `start` (``TargetObserver/busyEnd(of:)``).
+    func end(of start: UInt64) -> UInt64? { since == start ? arrived : nil }
+}
+
 /// A busy period of the target, or of one of its threads.
 struct BusyPeriod: Equatable {
     /// When it began (CLOCK_MONOTONIC ns).
