@@ -169,7 +169,8 @@ final class PoolJobsObserver: TargetObserver {
     /// job that long: its tasks are pings); so does a ping due.
     func restingLook(now: UInt64) -> RestingLook {
         var look = RestingLook.nothing
-        if timesJobs, let oldest = PoolJobs.busySummary().oldestSince {
+        let busy = timesJobs ? PoolJobs.busySummary() : nil  // one scan of the pool's entries a look
+        if let oldest = busy?.oldestSince {
             look.sawWork = true
             if now.saturatingSubtract(oldest) >= intervals.samplingAge {
                 look.needsTheLoop = true
@@ -178,15 +179,19 @@ final class PoolJobsObserver: TargetObserver {
         }
         // A long job ended while the loop rested: its thread times it.
         look.needsTheLoop =
-            pings.isDue(now: now, interval: pingInterval) || (timesJobs && PoolJobs.endedCount != endedSeen)
+            pings.isDue(now: now, interval: pingInterval(busyThreads: busy?.count))
+            || (timesJobs && PoolJobs.endedCount != endedSeen)
         return look
     }
 
     /// While jobs are timed and a pool thread is free, a new job can start at once: the pool is
     /// pinged seldom then, for work outside Swift concurrency (Dispatch work on the same threads)
     /// holding its threads — such a starvation is timed from a ping sent up to that interval late.
-    private var pingInterval: UInt64 {
-        guard timesJobs, PoolJobs.busySummary().count < poolWidth else { return intervals.pingInterval }
+    private var pingInterval: UInt64 { pingInterval(busyThreads: timesJobs ? PoolJobs.busySummary().count : nil) }
+
+    /// `busyThreads`: pool threads inside a timed job now; nil when jobs are not timed.
+    private func pingInterval(busyThreads: Int?) -> UInt64 {
+        guard let busyThreads, busyThreads < poolWidth else { return intervals.pingInterval }
         return intervals.poolPingIntervalWithFreeThreads
     }
 }
