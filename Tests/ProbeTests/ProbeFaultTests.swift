@@ -180,9 +180,13 @@ struct ProbeFaultTests {
     /// then frees, it raised glibc's mmap threshold for the whole service (to 1 MiB, 2026-12-05), after
     /// which the service's blocks below it stayed in malloc's arenas: RSS that grew for minutes. A
     /// block malloc mapped before is still mapped afterwards. Where something before Probe had raised the
-    /// threshold already (Debian sid's arm64 build, 2026-12-07: 256 KiB was not mapped), this checks
-    /// only that Probe raised it no further, and says so.
-    @Test func startUpWorkLeavesMallocsMmapThresholdAlone() throws {
+    /// threshold already, this checks only that Probe raised it no further, and says so.
+    @Test(
+        .disabled(
+            if: ThreadInfo.procDescribesAnotherArchitecture,
+            "emulated: in the sid arm64 root under qemu-user, malloc mapped not even a 2 MiB block of a plain C program (mallinfo2's hblkhd), so which blocks it maps says nothing of its threshold there (2026-12-07)"
+        ))
+    func startUpWorkLeavesMallocsMmapThresholdAlone() throws {
         let run = try ChildProcess.run(
             URL(fileURLWithPath: builtExecutable("probe-test-helper")), ["malloc-threshold"], seconds: 60)
         #expect(run.status == 0, "\(run.stderr)")
@@ -212,6 +216,9 @@ struct ProbeFaultTests {
         #expect(fds.0 == fds.1, "\(run.stdout)")
         let timers = try #require(pair("timers"), "\(run.stdout)")
         #expect(timers.1 <= timers.0, "\(run.stdout)")
+        // qemu-user's own memory is the process's: 1,280 threads made and joined by a plain C program grew
+        // its RSS by 390 MB there, Probe or not (2026-12-07), so the bound is hardware's only.
+        guard !ThreadInfo.procDescribesAnotherArchitecture else { return }
         let rss = try #require(pair("rssKiB"), "\(run.stdout)")
         #expect(rss.1 - rss.0 <= 4096, "\(run.stdout)")
     }
