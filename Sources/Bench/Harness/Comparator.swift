@@ -95,9 +95,11 @@ public struct Comparator: Sendable {
         let adjustedInFamily = Dictionary(
             uniqueKeysWithValues:
                 zip(inFamily.map(\.id), Self.holmAdjusted(inFamily.map(\.pValue))))
-        let adjustedOverAll = Dictionary(
-            uniqueKeysWithValues:
-                zip(tested.map(\.id), Self.holmAdjusted(tested.map(\.pValue))))
+        // Without a family every benchmark is in it: the one adjustment serves all.
+        let adjustedOverAll =
+            family == nil
+            ? adjustedInFamily
+            : Dictionary(uniqueKeysWithValues: zip(tested.map(\.id), Self.holmAdjusted(tested.map(\.pValue))))
         let entries = outcomes.map { outcome -> ComparisonEntry in
             switch outcome {
             case .decided(let entry):
