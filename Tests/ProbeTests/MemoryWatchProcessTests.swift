@@ -19,7 +19,7 @@ struct MemoryWatchProcessTests {
     /// and its limitations, up to "ready".
     static func start(
         _ action: String, breadcrumb: String, jsonLines: String, cgroup: MemoryLimitedCgroup? = nil,
-        heapProfiles: String? = nil, hogPauseMilliseconds: Int? = nil
+        heapProfiles: String? = nil, hogPauseMilliseconds: Int? = nil, hogAwaitsProfile: Bool = false
     ) throws -> Instance {
         let process = Process()
         let helper = builtExecutable("probe-test-helper")
@@ -37,6 +37,7 @@ struct MemoryWatchProcessTests {
         environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash ends at once, without a printed backtrace
         if let heapProfiles { environment["PROBE_TEST_HEAP_DIR"] = heapProfiles }
         if let hogPauseMilliseconds { environment["PROBE_TEST_HOG_PAUSE_MS"] = String(hogPauseMilliseconds) }
+        if hogAwaitsProfile { environment["PROBE_TEST_HOG_AWAITS_PROFILE"] = "1" }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -86,11 +87,12 @@ struct MemoryWatchProcessTests {
 
         // Natively 80 MiB/s: the last 10% before the limit takes ~120 ms, in which the watch checks,
         // writes its record and then the heap profile. Emulated, the watch runs ~20x slower but the
-        // hog's pauses do not: it pauses 40x longer there — and still the kill came before the profile
-        // there at 20x and again at 40x on 2026-12-07 (docs/platforms.md: what to do instead).
+        // hog's pauses do not: it pauses 40x longer there, and waits for the warning's profile, whose
+        // first symbolication outlasted the hog's way to the limit even so (docs/platforms.md).
+        let emulated = ThreadInfo.procDescribesAnotherArchitecture
         let hog = try Self.start(
             "hog", breadcrumb: breadcrumb, jsonLines: jsonLines, cgroup: cgroup, heapProfiles: heapProfiles,
-            hogPauseMilliseconds: ThreadInfo.procDescribesAnotherArchitecture ? 1_000 : 25)
+            hogPauseMilliseconds: emulated ? 1_000 : 25, hogAwaitsProfile: emulated)
         #expect(hog.previous == nil)  // a new breadcrumb
         #expect(hog.limitations.isEmpty, "\(hog.limitations)")  // cgroup, PSI and its trigger all there
         hog.process.waitUntilExit()

@@ -328,7 +328,9 @@ func starveThenStop(stallsPath: String) {
 /// `memory BREADCRUMB JSONL ACTION`: a memory watch with a breadcrumb that prints how the previous
 /// instance ended (one JSON line, or "null"), then "ready", then: `clean` stops the watch and exits;
 /// `hog` allocates and touches 2 MiB every 25 ms (PROBE_TEST_HOG_PAUSE_MS) until the OOM killer ends
-/// it; `segfault` writes through a null pointer; `wait` sleeps until killed.
+/// it — with PROBE_TEST_HOG_AWAITS_PROFILE=1 it first waits, once a near-limit warning names its heap
+/// profile, until that file is there (emulated, building it outlasts the hog's way to the limit);
+/// `segfault` writes through a null pointer; `wait` sleeps until killed.
 func memory(breadcrumb: String, jsonLines: String, action: String) {
     Startup.mark("memory-helper-started")
     var configuration = MemoryWatchConfiguration(name: "helper", breadcrumbPath: breadcrumb)
@@ -353,9 +355,17 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
         watch.stop()
     case "hog":
         Startup.mark("allocating")
+        let environment = ProcessInfo.processInfo.environment
+        let awaitsProfile = environment["PROBE_TEST_HOG_AWAITS_PROFILE"] == "1"
+        var profileWritten = false
         hogMemoryInHelper(
-            pauseMicroseconds: 1000
-                * (ProcessInfo.processInfo.environment["PROBE_TEST_HOG_PAUSE_MS"].flatMap { UInt32($0) } ?? 25))
+            pauseMicroseconds: 1000 * (environment["PROBE_TEST_HOG_PAUSE_MS"].flatMap { UInt32($0) } ?? 25),
+            beforeNext: {
+                guard awaitsProfile, !profileWritten, let path = nearLimitHeapProfile(in: jsonLines) else { return }
+                // A minute at most: the test then finds no profile and says so.
+                for _ in 0..<600 where !FileManager.default.fileExists(atPath: path) { usleep(100_000) }
+                profileWritten = true
+            })
     case "segfault":
         Thread.sleep(forTimeInterval: 0.1)  // a check or two written
         // An address no mapping covers (the first page is never mapped): a real SIGSEGV, not a Swift trap.
@@ -367,7 +377,7 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
 }
 
 /// 2 MiB more every pause, touched, never freed: until the OOM killer ends the process.
-@inline(never) func hogMemoryInHelper(pauseMicroseconds: UInt32) -> Never {
+@inline(never) func hogMemoryInHelper(pauseMicroseconds: UInt32, beforeNext: () -> Void) -> Never {
     var blocks: [UnsafeMutableRawPointer] = []
     while true {
         let size = 2 << 20
@@ -375,7 +385,20 @@ func memory(breadcrumb: String, jsonLines: String, action: String) {
         memset(block, 1, size)
         blocks.append(block)
         usleep(pauseMicroseconds)
+        beforeNext()
     }
+}
+
+/// The heap profile the first near-limit warning in `jsonLines` names, if one does yet.
+func nearLimitHeapProfile(in jsonLines: String) -> String? {
+    guard let text = try? String(contentsOfFile: jsonLines, encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") {
+        guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            record["type"] as? String == "memory-warning", record["reason"] as? String == "near-limit"
+        else { continue }
+        return record["heapProfile"] as? String
+    }
+    return nil
 }
 
 /// The async chain of the cross-check: repository ← service ← handler, each with work after its await.
