@@ -555,10 +555,19 @@ __attribute__((constructor)) static void cprobe_runtime_init(void) {
     }
 }
 
-size_t cprobe_malloc_mapped_bytes(void) {
+size_t cprobe_malloc_free_bytes(void) {
 #if defined(__GLIBC__)
-    return mallinfo2().hblkhd;
+    return mallinfo2().fordblks;
 #else
-    return 0;  // musl has no mallinfo2, and maps every large block anyway
+    return 0;  // musl has no mallinfo2
+#endif
+}
+
+bool cprobe_malloc_block_is_mapped(const void *block) {
+#if defined(__GLIBC__)
+    // The chunk's size word, just before the block, has IS_MMAPPED (0x2) set.
+    return (((const size_t *)block)[-1] & 0x2) != 0;
+#else
+    return false;
 #endif
 }

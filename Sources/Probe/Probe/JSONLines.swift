@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Appending records to a JSON-lines file, for every outlet that writes one (stalls, memory).
-enum JSONLines {
+package enum JSONLines {
     /// Why `path` cannot take records, or nil when it can: opened for appending (created if
     /// missing, nothing written) as each record will be.
     /// The first check of a path keeps its descriptor for the life of the process, in reserve.
@@ -22,20 +22,17 @@ enum JSONLines {
     private static let reserved = Mutex<[String: Int32]>([:])
 
     /// Appends `record` as one JSON object and a newline, encoded the same way for every outlet
-    /// (sorted keys, ISO 8601 dates). Returns why it failed, or nil.
-    static func append(_ record: some Encodable, to path: String) -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var data: Data
-        do { data = try encoder.encode(record) } catch { return "cannot encode it: \(error)" }
-        data.append(0x0A)
-        return appendLine(data, to: path)
+    /// (sorted keys, ISO 8601 dates; ``JSONLineEncoder``). Returns why it failed, or nil.
+    package static func append(_ record: some Encodable, to path: String) -> String? {
+        let line: ChunkedBytes
+        do { line = try JSONLineEncoder.encode(record) } catch { return "cannot encode it: \(error)" }
+        line.append(0x0A)
+        return appendLine(line, to: path)
     }
 
-    /// Appends `line` (one JSON object and its newline) with O_APPEND, so concurrent writers do
-    /// not interleave lines. Returns why it failed, or nil.
-    private static func appendLine(_ line: Data, to path: String) -> String? {
+    /// Appends `line` (one JSON object and its newline) with O_APPEND in one `writev`, so concurrent
+    /// writers do not interleave lines. Returns why it failed, or nil.
+    private static func appendLine(_ line: ChunkedBytes, to path: String) -> String? {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let error = errno
@@ -52,7 +49,7 @@ enum JSONLines {
 
     /// Writes `line` or nothing: a write that fails part-way (the disk full) is cut off again, so
     /// the file never ends in half a record and the next one starts on a line of its own.
-    private static func appendWhole(_ line: Data, to fd: Int32) -> String? {
+    private static func appendWhole(_ line: ChunkedBytes, to fd: Int32) -> String? {
         var before = stat()
         let known = fstat(fd, &before) == 0
         guard let problem = writeAll(line, to: fd) else { return nil }
@@ -65,19 +62,36 @@ enum JSONLines {
         return problem
     }
 
-    /// Writes all of `data` to `fd` (a short write goes on where it stopped). Returns why it
+    /// Writes all of `bytes` to `fd` (a short write goes on where it stopped). Returns why it
     /// failed, or nil.
-    private static func writeAll(_ data: Data, to fd: Int32) -> String? {
-        data.withUnsafeBytes { raw -> String? in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { return String(cString: strerror(errno)) }
-                if n == 0 { return "the write made no progress" }
-                offset += n
+    private static func writeAll(_ bytes: ChunkedBytes, to fd: Int32) -> String? {
+        withExtendedLifetime(bytes) { writeAll(bytes.regions, to: fd) }
+    }
+
+    private static func writeAll(_ regions: [UnsafeRawBufferPointer], to fd: Int32) -> String? {
+        var regions = regions
+        var first = 0
+        while first < regions.count {
+            // At most UIO_MAXIOV (1,024) regions a call: 16 MiB.
+            let vectors = regions[first..<min(first + 1_024, regions.count)].map {
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
             }
-            return nil
+            let n = writev(fd, vectors, Int32(vectors.count))
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { return String(cString: strerror(errno)) }
+            if n == 0 { return "the write made no progress" }
+            var written = n
+            while written > 0 {
+                let region = regions[first]
+                if region.count <= written {
+                    written -= region.count
+                    first += 1
+                } else {
+                    regions[first] = UnsafeRawBufferPointer(rebasing: region[written...])
+                    written = 0
+                }
+            }
         }
+        return nil
     }
 }

@@ -237,22 +237,43 @@ func faultSignalTaken() {
 /// `malloc-threshold`: the smallest block glibc serves by `mmap` (its first threshold is 128 KiB, and
 /// freeing a block it mapped raises the threshold to that block's size, for the whole process),
 /// before and after Probe's start-up work (every module's symbols, frame-record verdicts and async
-/// functions): prints `before=<256 KiB was mapped> after=<unchanged> mappedFrom=BEFORE->AFTER`.
+/// functions), and after the work of a service's stalls (a JSON-lines record of 300 KB, thousands of
+/// frames symbolicated, a goroutine dump): prints `before=<129 KiB was mapped> after=<unchanged>
+/// steady=<unchanged> mappedFrom=BEFORE->AFTER->STEADY`.
 func faultMallocThreshold() {
-    /// The smallest of 256 KiB, 512 KiB, … 32 MiB that malloc serves with a mapping of its own (the
-    /// blocks are kept: freeing a mapped block is what raises the threshold), 0 when none is.
+    /// The smallest of 129 KiB, 258 KiB, … 32 MiB that malloc serves with a mapping of its own, 0 when
+    /// none is. Any raise is seen: it is to a freed mapping's size, 132 KiB or more. Malloc maps a
+    /// block only when no free chunk holds it, so the size is asked for until the free bytes are used
+    /// up; the blocks are kept (freeing a mapped block is what raises the threshold).
     func smallestMapped(from smallest: Int) -> Int {
         var size = smallest
         while size <= 32 << 20 {
-            let mapped = cprobe_malloc_mapped_bytes()
-            _ = malloc(size)
-            if cprobe_malloc_mapped_bytes() >= mapped + size { return size }
+            for _ in 0..<(cprobe_malloc_free_bytes() / size + 8) {
+                guard let block = malloc(size) else { return 0 }
+                if cprobe_malloc_block_is_mapped(block) { return size }
+            }
             size *= 2
         }
         return 0
     }
-    let before = smallestMapped(from: 256 * 1024)
+    let before = smallestMapped(from: 129 * 1024)
     Watchdog.finishStartUpWork()
     let after = before == 0 ? 0 : smallestMapped(from: before)
-    print("before=\(before == 256 * 1024) after=\(after == before) mappedFrom=\(before)->\(after)")
+
+    struct Record: Encodable {
+        var values: [[Int]]
+        var names: [String: String]
+    }
+    let record = Record(  // in small blocks itself: freeing it must not raise the threshold
+        values: (0..<400).map { row in (0..<100).map { (row * 100 + $0) &* 7_919 } },
+        names: Dictionary(uniqueKeysWithValues: (0..<500).map { ("key\($0)", String(repeating: "n", count: 80)) }))
+    let path = NSTemporaryDirectory() + "probe-malloc-threshold-\(getpid()).jsonl"
+    defer { unlink(path) }
+    let written = JSONLines.append(record, to: path) ?? "written"
+    let main = UInt64(UInt(bitPattern: dlsym(dlopen(nil, RTLD_NOW), "main")))
+    for offset in 0..<UInt64(6_000) { _ = Symbolicator.shared.symbolicate(address: main + offset * 16) }
+    _ = ProcessProfiler().threadDumpText()
+    let steady = after == 0 ? 0 : smallestMapped(from: after)
+    print("record=\(written) before=\(before == 129 * 1024) after=\(after == before) steady=\(steady == after)")
+    print("mappedFrom=\(before)->\(after)->\(steady)")
 }

@@ -1,6 +1,7 @@
 #ifndef CPROBE_H
 #define CPROBE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -120,9 +121,11 @@ int64_t cprobe_self_thread_cpu_ns(void);
 /// start): stores up to `capacity` in `tids` and returns how many there are (more than `capacity`
 /// when `tids` was too small), or -1. Allocates nothing.
 int cprobe_list_threads(int task_fd, pid_t *tids, int capacity);
-/// Bytes glibc's malloc holds in blocks it mapped one by one (mallinfo2's `hblkhd`): whether a block
-/// was mapped, for the tests of Probe's own large blocks (docs/probe-in-a-server.md); 0 without glibc.
-size_t cprobe_malloc_mapped_bytes(void);
+/// For the tests of Probe's large blocks (docs/probe-in-a-server.md): the free bytes glibc's malloc
+/// holds in its arenas, their tops included (mallinfo2's `fordblks`; 0 without glibc), and whether
+/// it mapped `block` (from malloc) one of its own (false without glibc).
+size_t cprobe_malloc_free_bytes(void);
+bool cprobe_malloc_block_is_mapped(const void *block);
 /// CLOCK_MONOTONIC and CLOCK_BOOTTIME in ns.
 uint64_t cprobe_monotonic_ns(void);
 uint64_t cprobe_boottime_ns(void);

@@ -87,8 +87,8 @@ public final class Symbolicator: Sendable {
     /// Drops cached frames and mappings (modules stay loaded). Used to measure a cold lookup.
     public func clearCache() {
         state.withLock {
-            $0.frames.removeAll()
-            $0.names.removeAll()
+            $0.frames.removeAll(keepingCapacity: true)
+            $0.names.removeAll(keepingCapacity: true)
             $0.mappings.removeAll()
             $0.images.removeAll()
         }
@@ -98,6 +98,7 @@ public final class Symbolicator: Sendable {
         state.withLock { state in
             if let cached = state.frames[address] { return cached }
             if state.frames.count >= cacheLimit { state.frames.removeAll(keepingCapacity: true) }
+            state.frames.growStraightPast64KiB(toHold: cacheLimit)
             let frame = resolve(address, in: &state)
             state.frames[address] = frame
             return frame
@@ -156,6 +157,7 @@ public final class Symbolicator: Sendable {
             } else {
                 let name = Demangler.functionName(symbol.name)
                 if state.names.count >= cacheLimit { state.names.removeAll(keepingCapacity: true) }
+                state.names.growStraightPast64KiB(toHold: cacheLimit)
                 state.names[key] = name
                 frame.symbol = name
             }
@@ -262,5 +264,18 @@ public final class Symbolicator: Sendable {
             }
         }
         return demangled
+    }
+}
+
+extension Dictionary {
+    /// Before an insertion: a table about to grow past 64 KiB grows at once to room for `limit`
+    /// entries, kept for good (a full cache is emptied keeping its room). Each doubling frees the
+    /// table before, and freeing one malloc had mapped (over 128 KiB) raises glibc's mmap threshold
+    /// for the whole process: the frames' 512 KiB did, in a soak (docs/probe-in-a-server.md, "Soak").
+    fileprivate mutating func growStraightPast64KiB(toHold limit: Int) {
+        guard count == capacity, capacity < limit else { return }
+        let bucketBytes = MemoryLayout<Key>.stride + MemoryLayout<Value>.stride
+        // Doubling makes about 2.7 buckets an entry held now (the table is at most 3/4 full).
+        if (capacity + 1) * 3 * bucketBytes > 64 << 10 { reserveCapacity(limit) }
     }
 }
