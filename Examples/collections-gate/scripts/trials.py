@@ -3,7 +3,8 @@
 
 Builds the package three times (unchanged, HEAP_REGRESSION_5, HEAP_REGRESSION_10: the heap work
 processes 5% or 10% more elements; with --injected sort, SORT_REGRESSION_5/_10 in the sort, a benchmark
-whose processes lie further apart), measures a wall-time baseline of the unchanged build on a quiet
+whose processes lie further apart; with --injected lookup, LOOKUP_REGRESSION_5/_10 in the route lookups,
+whose processes lie far apart by construction), measures a wall-time baseline of the unchanged build on a quiet
 machine, then runs K trials in each condition -- quiet, one core busy, both cores busy (CPU-bound
 neighbour processes this script starts and stops), and a moving host (one CPU-bound neighbour that
 starts and stops every 4 s for the whole condition, its own baselines included: they are measured
@@ -16,7 +17,7 @@ for up to --decide-within seconds), the same beside the unchanged build (`wall-b
 time). --conditions and --gates choose some, so that the trials can be run in parts. Prints a
 markdown table and writes every trial's outcome as JSON.
 
-usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving] [--injected heap|sort]
+usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving] [--injected heap|sort|lookup]
                          [--gates wall-time,wall-beside,count,ci] [--baseline-processes N]
                          [--candidate-processes M] [--decide-within SECONDS] [--json FILE]
 """
@@ -37,6 +38,7 @@ PRODUCT = "CollectionsBenchmarks"
 INJECTIONS = {
     "heap": ("Collections/heap/drain", "HEAP_REGRESSION", ""),
     "sort": ("Collections/sort/ints", "SORT_REGRESSION", "-sort"),
+    "lookup": ("Collections/set/route-lookups", "LOOKUP_REGRESSION", "-lookup"),
 }
 INJECTED, BUILDS, SCRATCH = None, {}, {}
 

@@ -21,6 +21,11 @@ let collections = BenchmarkSuite(
         Benchmark(
             "Collections/sort/ints", throughput: { _ in .items(4096) }, setup: input,
             body: { values, iterations in for _ in 0..<iterations { blackHole(sortedCopy(values)) } }),
+        // Hash-dependent by construction: its processes lie far apart (a routing table's lookups).
+        Benchmark(
+            "Collections/set/route-lookups", throughput: { _ in .items(1536) },
+            setup: { _ in makeRouteTable(fixedRandomIntegers(count: 4096)) },
+            body: { table, iterations in for _ in 0..<iterations { blackHole(routeLookups(table)) } }),
     ])
 
 PerfkitMain.run(suites: [collections])

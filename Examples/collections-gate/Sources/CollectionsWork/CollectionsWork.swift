@@ -120,6 +120,57 @@ public func drainChecksumStep(_ checksum: Int, _ value: Int) -> Int {
     #endif
 }
 
+/// The share of extra lookups a deliberately regressed build makes: 0 normally, 5% with
+/// `-Xswiftc -DLOOKUP_REGRESSION_5`, 10% with `-Xswiftc -DLOOKUP_REGRESSION_10`
+/// (scripts/trials.py --injected lookup).
+public let lookupRegressionShare: Double = {
+    #if LOOKUP_REGRESSION_10
+        return 0.10
+    #elseif LOOKUP_REGRESSION_5
+        return 0.05
+    #else
+        return 0
+    #endif
+}()
+
+/// A route a service looks up: hashed by its id alone (unique), compared field by field as Swift
+/// synthesizes it — tenant, region and service first, the same for every route of the table.
+public struct Route: Hashable {
+    public var tenant: Int
+    public var region: Int
+    public var service: Int
+    public var id: Int
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// A routing table three quarters full (768 routes in room for 1,024, as full as a Swift table gets
+/// before it grows), and as many routes it holds as it does not.
+public struct RouteTable {
+    let routes: Set<Route>
+    let lookups: [Route]
+}
+
+public func makeRouteTable(_ values: [Int]) -> RouteTable {
+    let ids = values.prefix(1_536).map { $0 & 0xFFFF_FFFF }
+    let route = { (id: Int) in Route(tenant: 7, region: 3, service: 42, id: id) }
+    var routes = Set<Route>(minimumCapacity: 768)
+    for id in ids.prefix(768) { routes.insert(route(id)) }
+    return RouteTable(routes: routes, lookups: ids.map(route))
+}
+
+/// Looks every route up, held or not. A lookup costs its probes, and the table's clusters, so its
+/// probes, follow the process's hash seed (Swift seeds hashing per process unless
+/// SWIFT_DETERMINISTIC_HASHING is set): the processes of this benchmark lie far apart by
+/// construction, as a layout-sensitive benchmark's do. A regressed build looks up
+/// `lookupRegressionShare` more (the first routes again).
+public func routeLookups(_ table: RouteTable) -> Int {
+    let extra = Int((Double(table.lookups.count) * lookupRegressionShare).rounded())
+    var found = 0
+    for route in table.lookups where table.routes.contains(route) { found &+= 1 }
+    for route in table.lookups.prefix(extra) where table.routes.contains(route) { found &+= 1 }
+    return found
+}
+
 /// The share of extra elements a deliberately regressed build sorts: 0 normally, 5% with
 /// `-Xswiftc -DSORT_REGRESSION_5`, 10% with `-Xswiftc -DSORT_REGRESSION_10`. The sort's processes lie
 /// further apart than the heap's (its speed depends on the process's layout), so a change injected
