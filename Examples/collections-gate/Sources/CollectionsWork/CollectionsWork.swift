@@ -134,34 +134,34 @@ public let lookupRegressionShare: Double = {
 }()
 
 /// A route a service looks up: hashed by its id alone (unique), compared field by field as Swift
-/// synthesizes it — tenant, region and service first, the same for every route of the table.
+/// synthesizes it — its tenant and path segments first, the same for every route of the table.
 public struct Route: Hashable {
     public var tenant: Int
-    public var region: Int
-    public var service: Int
+    public var segments: [Int]
     public var id: Int
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// A routing table three quarters full (768 routes in room for 1,024, as full as a Swift table gets
-/// before it grows), and as many routes it holds as it does not.
+/// before it grows), and 1,536 routes it does not hold, each with a path of its own (equal paths in
+/// separate arrays: comparing them reads both).
 public struct RouteTable {
     let routes: Set<Route>
     let lookups: [Route]
 }
 
 public func makeRouteTable(_ values: [Int]) -> RouteTable {
-    let ids = values.prefix(1_536).map { $0 & 0xFFFF_FFFF }
-    let route = { (id: Int) in Route(tenant: 7, region: 3, service: 42, id: id) }
+    let ids = values.prefix(2_304).map { $0 & 0xFFFF_FFFF }
+    let route = { (id: Int) in Route(tenant: 7, segments: Array(1...8), id: id) }
     var routes = Set<Route>(minimumCapacity: 768)
     for id in ids.prefix(768) { routes.insert(route(id)) }
-    return RouteTable(routes: routes, lookups: ids.map(route))
+    return RouteTable(routes: routes, lookups: ids.dropFirst(768).map(route))
 }
 
-/// Looks every route up, held or not. A lookup costs its probes, and the table's clusters, so its
-/// probes, follow the process's hash seed (Swift seeds hashing per process unless
-/// SWIFT_DETERMINISTIC_HASHING is set): the processes of this benchmark lie far apart by
-/// construction, as a layout-sensitive benchmark's do. A regressed build looks up
+/// Looks up routes the table does not hold. A miss costs its probes — a comparison of the path at
+/// each — and how many the table's clusters make follows the process's hash seed (Swift seeds hashing
+/// per process unless SWIFT_DETERMINISTIC_HASHING is set): the processes of this benchmark lie apart
+/// by construction, as a layout-sensitive benchmark's do. A regressed build looks up
 /// `lookupRegressionShare` more (the first routes again).
 public func routeLookups(_ table: RouteTable) -> Int {
     let extra = Int((Double(table.lookups.count) * lookupRegressionShare).rounded())
