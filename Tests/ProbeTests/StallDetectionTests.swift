@@ -393,4 +393,48 @@ extension StallDetectionTests {
         #expect(Set(stalls[0].threads?.map(\.threadID) ?? []) == [7, 8])
         #expect(stalls[0].unsampled != nil)
     }
+
+    /// A pool whose one long job the looks watch, then miss between their two reads as it ends: gone
+    /// from the running jobs, not yet among the ended ones, which tell it only at a later look.
+    final class RacingJobObserver: TargetObserver {
+        var running: BusyPeriod?
+        var recordedEnd: UInt64?
+        var pending: [EndedJob] = []
+        func busyPeriod(now: UInt64) -> BusyPeriod? { nil }
+        var lastBusyEnd: UInt64? { nil }
+        func longJobs(now: UInt64) -> [BusyPeriod] { running.map { [$0] } ?? [] }
+        func lastJobEnd(of thread: Int32) -> UInt64? { recordedEnd }
+        func endedJobs(now: UInt64) -> [EndedJob] {
+            defer { pending = [] }
+            return pending
+        }
+        func restingLook(now: UInt64) -> RestingLook {
+            RestingLook(sawWork: running != nil, needsTheLoop: running != nil || !pending.isEmpty)
+        }
+    }
+
+    /// The job is recorded once, when the looks find it gone; told ended later, it is not recorded
+    /// again. (Before: a second record of the same job, unsampled, timed from its stamps.)
+    @Test func aJobConcludedBeforeItWasToldEndedIsRecordedOnce() throws {
+        let collector = StallCollector()
+        var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
+        configuration.metrics = false
+        configuration.onStall = { collector.add($0) }
+        let observer = RacingJobObserver()
+        let virtual = VirtualTimeWatchdog(configuration: configuration, observer: observer)
+        virtual.advanceTime(by: .seconds(1))
+        let since = virtual.now
+        observer.running = BusyPeriod(since: since, thread: 7)
+        virtual.advanceTime(by: .milliseconds(200))
+        let end = virtual.now
+        observer.running = nil
+        observer.recordedEnd = end
+        virtual.advanceTime(by: .milliseconds(100))
+        try #require(collector.all.count == 1, "\(collector.all.map(\.durationNanoseconds))")
+        observer.pending = [EndedJob(thread: 7, since: since, end: end)]
+        virtual.advanceTime(by: .seconds(1))
+        let stalls = collector.all
+        try #require(stalls.count == 1, "\(stalls.map { ($0.durationNanoseconds, $0.unsampled ?? "sampled") })")
+        #expect(stalls[0].threadID == 7 && stalls[0].unsampled == nil)
+    }
 }

@@ -37,6 +37,10 @@ final class WatchdogLoop: @unchecked Sendable {
     private var episode: StallEpisode?
     /// Long jobs going on now (the cooperative pool's), by thread.
     private var jobEpisodes: [Int32: StallEpisode] = [:]
+    /// The begin of each thread's job concluded before the target told it ended: a job that ends
+    /// between a look's two reads is in neither, and is told ended at a later look, which must not
+    /// report it again (one handler's sleep recorded twice in a 30-minute soak, 2026-12-07).
+    private var concludedBeforeTold: [Int32: UInt64] = [:]
 
     /// `observer` (the virtual-time tests') stands for the target's own.
     init(
@@ -247,10 +251,17 @@ final class WatchdogLoop: @unchecked Sendable {
                 ended.remove(at: index)
             } else {
                 conclude(job, end: end(of: job, recorded: observer.lastJobEnd(of: thread), now: now))
+                concludedBeforeTold[thread] = job.busySince
             }
             jobEpisodes[thread] = nil
         }
-        ended.removeAll { job in jobEpisodes[job.thread]?.busySince == job.since }
+        ended.removeAll { job in
+            if concludedBeforeTold[job.thread] == job.since {
+                concludedBeforeTold[job.thread] = nil
+                return true
+            }
+            return jobEpisodes[job.thread]?.busySince == job.since
+        }
         if !ended.isEmpty { recordUnseen(ended, now: now, excuse: excuse) }
         guard !stopping else { return }
         let starved = episode?.confirmed == true
