@@ -353,15 +353,20 @@ extension StallDetectionTests {
         func restingLook(now: UInt64) -> RestingLook { RestingLook(sawWork: false, needsTheLoop: !pending.isEmpty) }
     }
 
-    /// The stalls recorded once `jobs` (thread, begin and end in ms from half a second ago) have
-    /// ended between two looks of a pool's watchdog with a 100 ms threshold.
-    func stalls(afterJobsEnded jobs: [(thread: Int32, from: UInt64, to: UInt64)]) -> [StallRecord] {
+    /// A pool's watchdog with a 100 ms threshold in virtual time, seeing the pool through `observer`.
+    func poolWatchdog(_ observer: some TargetObserver) -> (VirtualTimeWatchdog, StallCollector) {
         let collector = StallCollector()
         var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
         configuration.metrics = false
         configuration.onStall = { collector.add($0) }
+        return (VirtualTimeWatchdog(configuration: configuration, observer: observer), collector)
+    }
+
+    /// The stalls recorded once `jobs` (thread, begin and end in ms from half a second ago) have
+    /// ended between two looks of a pool's watchdog with a 100 ms threshold.
+    func stalls(afterJobsEnded jobs: [(thread: Int32, from: UInt64, to: UInt64)]) -> [StallRecord] {
         let observer = EndedJobsObserver()
-        let virtual = VirtualTimeWatchdog(configuration: configuration, observer: observer)
+        let (virtual, collector) = poolWatchdog(observer)
         virtual.advanceTime(by: .seconds(1))
         let ms: UInt64 = 1_000_000
         let start = virtual.now - 500 * ms
@@ -416,12 +421,8 @@ extension StallDetectionTests {
     /// The job is recorded once, when the looks find it gone; told ended later, it is not recorded
     /// again. (Before: a second record of the same job, unsampled, timed from its stamps.)
     @Test func aJobConcludedBeforeItWasToldEndedIsRecordedOnce() throws {
-        let collector = StallCollector()
-        var configuration = WatchdogConfiguration(name: "cooperative-pool", threshold: .milliseconds(100))
-        configuration.metrics = false
-        configuration.onStall = { collector.add($0) }
         let observer = RacingJobObserver()
-        let virtual = VirtualTimeWatchdog(configuration: configuration, observer: observer)
+        let (virtual, collector) = poolWatchdog(observer)
         virtual.advanceTime(by: .seconds(1))
         let since = virtual.now
         observer.running = BusyPeriod(since: since, thread: 7)
