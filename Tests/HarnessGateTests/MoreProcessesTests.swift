@@ -292,4 +292,44 @@ import Testing
         }
         #expect(kept == first)
     }
+
+    /// A baseline's benchmark whose processes lie far apart is named for more processes, with the
+    /// quickest others (the machine's factor); not one whose processes agree, nor in a baseline of fewer
+    /// processes than the looks count against (#61 item 2).
+    @Test func aBaselinesSpreadBenchmarkIsNamedForMoreProcesses() throws {
+        let policy = gate.moreProcesses
+        let spread = try #require(policy.spreadBenchmarks(in: Self.report(processes: 10, heapSpread: 0.1, seed: 1)))
+        #expect(Array(spread.spread.keys) == [Self.ids[0]])
+        #expect(spread.spread[Self.ids[0]]! > policy.baselineSpreadPercent)
+        #expect(spread.benchmarks == [Self.ids[0]] + Self.ids[1...3])
+        #expect(policy.spreadBenchmarks(in: Self.report(processes: 10, heapSpread: 0.01, seed: 1)) == nil)
+        #expect(policy.spreadBenchmarks(in: Self.report(processes: 5, heapSpread: 0.1, seed: 1)) == nil)
+    }
+
+    /// Why: a +12% change on a benchmark whose processes lie ~10% apart stays within noise after every
+    /// look against a baseline of 10 processes, and is decided once the baseline measured it (with three
+    /// others) in 20 more.
+    @Test func aBaselineWithMoreProcessesOfASpreadBenchmarkLetsTheLooksDecide() throws {
+        let heap = Self.ids[0]
+        let ten = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
+        let spread = try #require(gate.moreProcesses.spreadBenchmarks(in: ten))
+        let thirty = RegressionGate.appendingProcesses(
+            of: Self.report(processes: 20, ids: spread.benchmarks, heapSpread: 0.1, seed: 3), to: ten)
+        let current = Self.report(processes: 3, ratios: [heap: 1.12], heapSpread: 0.1, seed: 2)
+        func decided(against baseline: Report) throws -> ComparisonEntry {
+            let first = gate.decide(baseline: baseline, current: current)
+            var looks: UInt64 = 0
+            let later = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
+                looks += 1
+                let again = Self.report(
+                    processes: 2, ids: ids, ratios: [heap: 1.12], heapSpread: 0.1, seed: 20 + looks)
+                return RegressionGate.Remeasured(baseline: baseline, current: again)
+            }
+            return try entry(later)
+        }
+        let againstTen = try decided(against: ten)
+        #expect(againstTen.verdict == .withinNoise, "\(againstTen.explanation)")
+        let againstThirty = try decided(against: thirty)
+        #expect(againstThirty.verdict == .regressed, "\(againstThirty.explanation)")
+    }
 }

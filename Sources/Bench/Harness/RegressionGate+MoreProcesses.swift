@@ -32,7 +32,41 @@ extension RegressionGate {
         /// unchanged benchmark 28.8% slower in .ci/run, 2026-11-29). The README records 10.
         public var minimumBaselineProcesses = 8
 
+        /// How far apart a baseline's processes of a benchmark may lie (the spread of their medians
+        /// with the machine's factor divided out, where it is known) before the baseline measures it in
+        /// more processes: the layout-sensitive benchmarks of #61 lie 15% apart or more.
+        public var baselineSpreadPercent = 15.0
+
         public init() {}
+
+        /// What a baseline measures again: its benchmarks whose processes lie further apart than
+        /// ``baselineSpreadPercent``, each with its spread, and with them the quickest others, so that
+        /// each new process gives the machine's factor (as a look's do).
+        package struct SpreadBenchmarks: Equatable {
+            package var spread: [String: Double]
+            package var benchmarks: [String]
+        }
+
+        /// The benchmarks of `baseline`, a report measured in processes, that lie too far apart: a look's
+        /// interval against a stored baseline of n processes never narrows below t·s/√n, so these need
+        /// more baseline processes than the rest (docs/regression-gate.md). Nil when none does, or when
+        /// the baseline has fewer than ``minimumBaselineProcesses``, against which no look counts anyway.
+        package func spreadBenchmarks(in baseline: Report) -> SpreadBenchmarks? {
+            var annotated = baseline
+            ProcessFactors.annotate(&annotated, defaultThresholdPercent: 5, deterministicHashing: false)
+            var spread: [String: Double] = [:]
+            for result in annotated.benchmarks {
+                guard let processes = result.processSpread,
+                    processes.wallMedians.count >= minimumBaselineProcesses
+                else { continue }
+                let percent = processes.relativeSpreadPercent ?? processes.spreadPercent
+                if percent > baselineSpreadPercent { spread[result.id] = percent }
+            }
+            guard !spread.isEmpty else { return nil }
+            let open = annotated.benchmarks.map(\.id).filter { spread[$0] != nil }
+            return SpreadBenchmarks(
+                spread: spread, benchmarks: benchmarks(open, baseline: annotated, current: annotated))
+        }
 
         /// The time entries of a comparison in processes that more processes could decide: *within
         /// noise* because the interval reached beyond the threshold or included no change, on a machine

@@ -134,9 +134,22 @@ func faultForkExec(count: Int) {
 /// `thread-churn SECONDS`: for SECONDS, threads are made and ended at about 200 a second (12,000 a
 /// minute), each spinning 1 ms, while a cpu profile, the flight recorder and a watchdog on a loop
 /// run. Prints `threads=N`, then the process's descriptors, POSIX timers and RSS before and after
-/// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F`.
+/// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F`; descriptors that differ, with what they
+/// name, as `fd-added=FD:TARGET,…` and `fd-removed=…`, and the count 2 s later as `fds-later=N`.
 func faultThreadChurn(seconds: Int) {
     func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+    func targets() -> [String: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Dictionary(
+            names.map {
+                ($0, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) ?? "?")
+            },
+            uniquingKeysWith: { first, _ in first })
+    }
+    func difference(_ from: [String: String], _ to: [String: String]) -> String {
+        to.filter { from[$0.key] != $0.value }.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
+            .joined(separator: ",")
+    }
     func timers() -> Int {
         ((try? String(contentsOfFile: "/proc/self/timers", encoding: .utf8)) ?? "").split(separator: "\n")
             .filter { $0.hasPrefix("ID:") }.count
@@ -188,10 +201,18 @@ func faultThreadChurn(seconds: Int) {
     }
     _ = round(1)
     let before = (descriptors(), timers(), rssKiB())
+    let named = targets()
     let made = round(Double(seconds))
     let after = (descriptors(), timers(), rssKiB())
+    let namedAfter = targets()
     print("threads=\(made)")
     print("fds=\(before.0)->\(after.0) timers=\(before.1)->\(after.1) rssKiB=\(before.2)->\(after.2)")
+    if before.0 != after.0 {
+        // A leak stays; a descriptor of a thread still ending (emulation is slow) goes.
+        print("fd-added=\(difference(named, namedAfter)) fd-removed=\(difference(namedAfter, named))")
+        Thread.sleep(forTimeInterval: 2)
+        print("fds-later=\(descriptors())")
+    }
 }
 
 /// Signals the application's own handler got (it took Probe's signal after Probe installed it).

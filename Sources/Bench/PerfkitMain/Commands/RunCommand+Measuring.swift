@@ -13,6 +13,33 @@ extension RunCommand {
         !gating && !instructions && benchmarks <= profiledBaselineLimit
     }
 
+    /// A baseline's benchmarks whose processes lie far apart (``RegressionGate/MoreProcesses/spreadBenchmarks(in:)``),
+    /// measured in `--spread-processes` more processes (twice `--processes` by default), each with
+    /// the quickest others: a gate's looks narrow their interval only as far as the baseline's
+    /// processes allow (t·s/√n: ±7% at n = 10, ±4% at 30 for processes 30% apart).
+    func measureSpreadBenchmarks(_ report: Report) throws -> Report {
+        let policy = RegressionGate.MoreProcesses()
+        let count = spreadProcesses ?? 2 * processes
+        guard count > 0, report.complete, !InterruptFlag.isSet,
+            let spread = policy.spreadBenchmarks(in: report)
+        else { return report }
+        let named = spread.spread.sorted { $0.key < $1.key }.map {
+            "\($0.key) (\(String(format: "%.0f", $0.value))%)"
+        }
+        let others = spread.benchmarks.filter { spread.spread[$0] == nil }
+        printError(
+            "run: processes lie more than \(String(format: "%g", policy.baselineSpreadPercent))% apart in "
+                + named.joined(separator: ", ") + "; measuring \(named.count == 1 ? "it" : "them") in \(count) more "
+                + "processes\(others.isEmpty ? "" : " with \(others.joined(separator: ", ")) (the machine's factor)"), "
+                + "so that a gate can narrow its interval against this baseline (--spread-processes 0 skips)\n")
+        let more = try ProcessRuns(
+            count: count, filter: InterleavedComparison.filter(matchingExactly: spread.benchmarks)
+        ).measure()
+        var extended = RegressionGate.appendingProcesses(of: more, to: report)
+        extended.settings.processes = processes + count
+        return extended
+    }
+
     /// The gate's second look at `suspects` (``RegressionGate/decide(baseline:current:remeasure:)``),
     /// as its ``RegressionGate/SecondLook`` says; nil (the first verdicts stand) for a run in one
     /// process or an interrupted one.

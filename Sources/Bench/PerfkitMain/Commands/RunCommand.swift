@@ -101,6 +101,18 @@ struct RunCommand: ParsableCommand {
                 """))
     var processes = 1
 
+    @Option(
+        name: .customLong("spread-processes"),
+        help: ArgumentHelp(
+            "Processes a baseline adds for each benchmark whose processes lie more than 15% apart.",
+            discussion: """
+                Only when recording a baseline (--processes 8 or more, no --baseline); default: twice \
+                --processes. Each measures those benchmarks with the quickest others (for the machine's \
+                factor): a gate's interval against a stored baseline narrows only as far as its processes \
+                allow. 0 skips it.
+                """))
+    var spreadProcesses: Int?
+
     /// Given by `--processes` to each child it starts (``ProcessRuns``): measure here and write only
     /// the JSON report under this folder.
     @Option(name: .customLong("child-report-directory"), help: .hidden)
@@ -114,6 +126,9 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--time-budget must be a positive number of seconds")
         }
         if processes < 1 { throw ValidationError("--processes must be at least 1") }
+        if let spreadProcesses, spreadProcesses < 0 {
+            throw ValidationError("--spread-processes must be 0 or more")
+        }
         if processes > 1 && instructions {
             throw ValidationError("--processes measures time; instruction counts do not differ between processes")
         }
@@ -169,6 +184,7 @@ struct RunCommand: ParsableCommand {
                 )
             }
             report = try ProcessRuns(count: processes, profileFirst: profileFirst).measure()
+            if baseline == nil { report = try measureSpreadBenchmarks(report) }
             ProcessFactors.annotate(
                 &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
                 deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
