@@ -46,6 +46,30 @@ struct StallDetectionTests {
         #expect(virtual.watchdog.recentStalls == stalls)
     }
 
+    /// A loop's stall that no look saw (the watchdog's thread was recording the stall before: a
+    /// 183 ms sleep missed in a 30-minute soak, 2026-12-07) is recorded from the heartbeat's own
+    /// stamps, once, unsampled; one the looks saw is not recorded again from them.
+    @Test func aLoopStallNoLookSawIsRecordedFromTheHeartbeatOnce() throws {
+        let (virtual, collector) = watchdog()
+        virtual.advanceTime(by: .seconds(1))
+        // Busy 183 ms, all of it between two looks (set after the fact: no look ran meanwhile).
+        virtual.heartbeat.busy(at: virtual.now - 250_000_000)
+        virtual.heartbeat.idle(at: virtual.now - 67_000_000)
+        virtual.advanceTime(by: .milliseconds(500))
+        var stalls = collector.all
+        try #require(stalls.count == 1, "\(stalls.map(\.durationNanoseconds))")
+        #expect(stalls[0].durationNanoseconds == 183e6)
+        #expect(stalls[0].unsampled != nil)
+        // Short ones between looks are no stalls; one the looks timed is recorded once, sampled.
+        virtual.heartbeat.busy(at: virtual.now - 150_000_000)
+        virtual.heartbeat.idle(at: virtual.now - 80_000_000)
+        virtual.work(for: .milliseconds(183))
+        virtual.advanceTime(by: .seconds(1))
+        stalls = collector.all
+        try #require(stalls.count == 2, "\(stalls.map(\.durationNanoseconds))")
+        #expect(stalls[1].durationNanoseconds == 183e6 && stalls[1].unsampled == nil)
+    }
+
     @Test func busyPeriodsShorterThanTheThresholdAreNeverStallsHoweverMany() {
         let (virtual, collector) = watchdog()
         for _ in 0..<1000 {

@@ -18,7 +18,7 @@ struct TargetObserverTests {
 
     @Test func aHeartbeatIsBusyFromItsOwnStampAndNeedsTheLoopOnlyThen() {
         let heartbeat = Heartbeat.currentThread()
-        let observer = HeartbeatObserver(heartbeat)
+        let observer = HeartbeatObserver(heartbeat, samplingAge: 3_000)
         heartbeat.idle(at: 1_000)
         #expect(observer.busyPeriod(now: 2_000) == nil)
         #expect(observer.restingLook(now: 2_000) == .nothing)
@@ -29,6 +29,13 @@ struct TargetObserverTests {
         #expect(observer.busyPeriod(now: 8_000) == nil)
         #expect(observer.lastBusyEnd == 7_000)
         #expect(!observer.isTiming, "nothing to time between looks")
+        // Busy from the sampling age on: kept as it ended, for a look that missed it, once.
+        #expect(observer.restingLook(now: 8_000) == RestingLook(sawWork: true, needsTheLoop: true))
+        #expect(observer.endedJobs(now: 8_000) == [EndedJob(thread: heartbeat.threadID, since: 3_000, end: 7_000)])
+        #expect(observer.endedJobs(now: 9_000).isEmpty && observer.restingLook(now: 9_000) == .nothing)
+        heartbeat.busy(at: 10_000)
+        heartbeat.idle(at: 12_000)
+        #expect(observer.endedJobs(now: 13_000).isEmpty, "shorter than the sampling age")
     }
 
     @Test func aQueueIsBusyFromItsFirstPingNotRunAndPingedEveryQuarterThreshold() {

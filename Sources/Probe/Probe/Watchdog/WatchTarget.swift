@@ -41,7 +41,7 @@ public enum WatchTarget: Sendable {
         let signal = configuration.signal
         switch self {
         case .heartbeat(let heartbeat):
-            return HeartbeatObserver(heartbeat)
+            return HeartbeatObserver(heartbeat, samplingAge: intervals.samplingAge)
         case .mainQueue:
             return PingObserver(
                 pinger: QueuePinger(queue: .main, isMain: true, signal: signal), configuration: configuration,

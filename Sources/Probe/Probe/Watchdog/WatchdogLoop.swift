@@ -41,6 +41,9 @@ final class WatchdogLoop: @unchecked Sendable {
     /// between a look's two reads is in neither, and is told ended at a later look, which must not
     /// report it again (one handler's sleep recorded twice in a 30-minute soak, 2026-12-07).
     private var concludedBeforeTold: [Int32: UInt64] = [:]
+    /// The target's latest busy periods the looks concluded (begin, thread): a heartbeat tells its
+    /// long ones ended too, to be timed only when no look did (``TargetObserver/endedJobs(now:)``).
+    private var concludedBusyPeriods: [BusyPeriod] = []
 
     /// `observer` (the virtual-time tests') stands for the target's own.
     init(
@@ -213,6 +216,8 @@ final class WatchdogLoop: @unchecked Sendable {
         if let since = episode?.busySince, busy?.since != since, let ended = episode {
             // The busy period ended (or a new one began): one report per stall, at its end.
             episode = nil
+            concludedBusyPeriods.append(BusyPeriod(since: since, thread: ended.threadID))
+            if concludedBusyPeriods.count > Heartbeat.keptLimit { concludedBusyPeriods.removeFirst() }
             let exact = observer.busyEnd(of: since)
             conclude(
                 ended, end: exact ?? end(of: ended, recorded: observer.lastBusyEnd, now: now), endIsExact: exact != nil,
@@ -256,6 +261,13 @@ final class WatchdogLoop: @unchecked Sendable {
             jobEpisodes[thread] = nil
         }
         ended.removeAll { job in
+            // A busy period of the target's own the looks timed, or still time.
+            let own = BusyPeriod(since: job.since, thread: job.thread)
+            if own == episode.map({ BusyPeriod(since: $0.busySince, thread: $0.threadID) })
+                || concludedBusyPeriods.contains(own)
+            {
+                return true
+            }
             if concludedBeforeTold[job.thread] == job.since {
                 concludedBeforeTold[job.thread] = nil
                 return true
@@ -355,7 +367,7 @@ final class WatchdogLoop: @unchecked Sendable {
     }
 
     static let unsampledReason =
-        "it ended before the watchdog's look that would have sampled it: timed from the target's own stamps (a pool job's begin and end, a ping's sending and arrival)"
+        "it ended before the watchdog's look that would have sampled it: timed from the target's own stamps (a pool job's begin and end, a ping's sending and arrival, a heartbeat's busy and idle)"
 
     /// One look at a busy period: paused time excused, confirmed past the threshold, sampled from
     /// half of it (wall time), reported early when `reportOngoingAfter` says so.
