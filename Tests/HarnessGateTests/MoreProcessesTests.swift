@@ -249,6 +249,18 @@ import Testing
         #expect(policy.benchmarks(Array(four[1...3]), baseline: baseline, current: current) == four[1...3] + [four[0]])
         #expect(policy.benchmarks([four[3]], baseline: baseline, current: current) == [four[3]] + four[0...2])
         #expect(policy.benchmarks(four, baseline: baseline, current: current) == four)
+        // A baseline whose later processes measured three of the four and a fifth (a spread one's):
+        // three of them open take the fifth along, so that those processes give the factor too.
+        let five = Array(Self.ids.prefix(5))
+        let extended = RegressionGate.appendingProcesses(
+            of: Self.report(processes: 4, ids: [five[0], five[1], five[2], five[4]], heapSpread: 0.1, seed: 3),
+            to: Self.report(processes: 10, ids: five, heapSpread: 0.1, seed: 1))
+        let fiveNow = Self.report(processes: 3, ids: five, heapSpread: 0.1, seed: 2)
+        #expect(
+            policy.benchmarks(Array(five[0...3]), baseline: extended, current: fiveNow) == Array(five[0...3]) + [
+                five[4]
+            ])
+        #expect(policy.benchmarks([five[3]], baseline: extended, current: fiveNow) == [five[3]] + five[0...2])
     }
 
     /// No time for a look (the closure measures nothing): the first verdicts stand, unreviewed.

@@ -152,9 +152,31 @@ extension RegressionGate {
         /// shares its processes with ``ProcessFactors/minimumOthers`` others, for the machine's factor
         /// (undecided ones count: three undecided and one other make a look of four, not of three).
         func benchmarks(_ open: [String], baseline: Report, current: Report) -> [String] {
-            let needed = max(0, ProcessFactors.minimumOthers + 1 - open.count)
+            let enough = ProcessFactors.minimumOthers + 1
             let others = SecondLook.quickestFirst(baseline: baseline, current: current).filter { !open.contains($0) }
-            return open + others.prefix(needed)
+            var chosen = open + others.prefix(max(0, enough - open.count))
+            // A stored baseline's process may hold only some benchmarks (a spread one's extra processes,
+            // ``spreadBenchmarks(in:)``): the look takes enough of those along for its factor there too.
+            let processes = Self.benchmarksByProcess(baseline).filter { !$0.isDisjoint(with: open) }
+            while true {
+                let short = processes.filter { $0.intersection(chosen).count < enough }
+                guard !short.isEmpty,
+                    let next = others.first(where: { id in !chosen.contains(id) && short.contains { $0.contains(id) } })
+                else { break }
+                chosen.append(next)
+            }
+            return chosen
+        }
+
+        /// The benchmarks each process of `report` measured.
+        static func benchmarksByProcess(_ report: Report) -> [Set<String>] {
+            var byProcess: [Int: Set<String>] = [:]
+            for result in report.benchmarks {
+                for process in Set(result.samples.compactMap(\.process)) {
+                    byProcess[process, default: []].insert(result.id)
+                }
+            }
+            return byProcess.keys.sorted().map { byProcess[$0]! }
         }
 
         /// The comparator of a look: each process a draw (each pair of processes, `interleaved`),
