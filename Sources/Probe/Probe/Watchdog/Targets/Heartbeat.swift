@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// A thread idle in its wait is never a stall and is never signalled. Make the heartbeat on the
 /// thread it describes (`Heartbeat.currentThread()`): that records the thread's id and primes
-/// the unwinder there. Each call is a vDSO clock read and an atomic store (~20–30 ns), no lock.
+/// the unwinder there. Each call is a vDSO clock read and a few atomic loads and stores (~20–30 ns);
+/// a lock only when a busy period of half the watchdog's threshold or more ends (kept for its looks).
 public final class Heartbeat: Sendable {
     /// The kernel thread id of the watched thread.
     public let threadID: Int32
