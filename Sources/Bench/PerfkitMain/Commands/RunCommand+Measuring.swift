@@ -16,7 +16,8 @@ extension RunCommand {
     /// A baseline's benchmarks whose processes lie far apart (``RegressionGate/MoreProcesses/spreadBenchmarks(in:)``),
     /// measured in `--spread-processes` more processes (twice `--processes` by default), each with
     /// the quickest others: a gate's looks narrow their interval only as far as the baseline's
-    /// processes allow (t·s/√n: ±7% at n = 10, ±4% at 30 for processes 30% apart).
+    /// processes allow (their share of the interval, s·√(1/n), is 3.2% at n = 10 and 1.8% at 30
+    /// for processes that lie ~30% apart, s ≈ 10%).
     func measureSpreadBenchmarks(_ report: Report) throws -> Report {
         let policy = RegressionGate.MoreProcesses()
         let count = spreadProcesses ?? 2 * processes
