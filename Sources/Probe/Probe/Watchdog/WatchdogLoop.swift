@@ -37,13 +37,11 @@ final class WatchdogLoop: @unchecked Sendable {
     private var episode: StallEpisode?
     /// Long jobs going on now (the cooperative pool's), by thread.
     private var jobEpisodes: [Int32: StallEpisode] = [:]
-    /// The begin of each thread's job concluded before the target told it ended: a job that ends
-    /// between a look's two reads is in neither, and is told ended at a later look, which must not
-    /// report it again (one handler's sleep recorded twice in a 30-minute soak, 2026-12-07).
+    /// The begin of each thread's latest busy period the looks concluded before the target told it
+    /// ended, which a later look must not report again: a pool job that ends between a look's two
+    /// reads is in neither (one handler's sleep recorded twice in a 30-minute soak, 2026-12-07); a
+    /// heartbeat tells every long busy period ended, to be timed only when no look did.
     private var concludedBeforeTold: [Int32: UInt64] = [:]
-    /// The target's latest busy periods the looks concluded (begin, thread): a heartbeat tells its
-    /// long ones ended too, to be timed only when no look did (``TargetObserver/endedJobs(now:)``).
-    private var concludedBusyPeriods: [BusyPeriod] = []
 
     /// `observer` (the virtual-time tests') stands for the target's own.
     init(
@@ -216,8 +214,7 @@ final class WatchdogLoop: @unchecked Sendable {
         if let since = episode?.busySince, busy?.since != since, let ended = episode {
             // The busy period ended (or a new one began): one report per stall, at its end.
             episode = nil
-            concludedBusyPeriods.append(BusyPeriod(since: since, thread: ended.threadID))
-            if concludedBusyPeriods.count > Heartbeat.keptLimit { concludedBusyPeriods.removeFirst() }
+            if let thread = ended.threadID { concludedBeforeTold[thread] = since }
             let exact = observer.busyEnd(of: since)
             conclude(
                 ended, end: exact ?? end(of: ended, recorded: observer.lastBusyEnd, now: now), endIsExact: exact != nil,
@@ -261,13 +258,8 @@ final class WatchdogLoop: @unchecked Sendable {
             jobEpisodes[thread] = nil
         }
         ended.removeAll { job in
-            // A busy period of the target's own the looks timed, or still time.
-            let own = BusyPeriod(since: job.since, thread: job.thread)
-            if own == episode.map({ BusyPeriod(since: $0.busySince, thread: $0.threadID) })
-                || concludedBusyPeriods.contains(own)
-            {
-                return true
-            }
+            // The target's own busy period, which the looks still time.
+            if episode?.threadID == job.thread && episode?.busySince == job.since { return true }
             if concludedBeforeTold[job.thread] == job.since {
                 concludedBeforeTold[job.thread] = nil
                 return true
