@@ -233,6 +233,27 @@ struct StallDetectionTests {
         #expect(virtual.watchdog.statistics.pausesIgnored == 1)
     }
 
+    /// A target that ran while its watchdog's thread waited for a CPU (a spinning event loop on one
+    /// core of two, the other taken) is excused nothing: what a late look may excuse is bounded by the
+    /// time the target's own thread spent off its CPU since the previous look. Before, a 173 ms block
+    /// could lose 80 ms to its watchdog's wait and go unreported (one in a 30-minute soak, 2026-12-07).
+    @Test(arguments: [false, true])
+    func aTargetThatRanWhileItsWatchdogWaitedForACPUIsExcusedNothing(pinged: Bool) throws {
+        let (virtual, collector) = watchdog(pinged: pinged)
+        virtual.reader.state = "R"
+        virtual.advanceTime(by: .milliseconds(500))
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(60))
+        virtual.waitForCPUWhileTheTargetRuns(for: .milliseconds(90))
+        virtual.advanceTime(by: .milliseconds(23))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(200))
+        try #require(collector.all.count == 1, "\(collector.all.map(\.durationNanoseconds))")
+        // Pinged, the busy period is timed from the ping a look sent after the target became busy.
+        #expect(collector.all[0].durationNanoseconds >= 140e6, "\(collector.all[0].durationNanoseconds)")
+        #expect(virtual.watchdog.statistics.pausesIgnored == 0)
+    }
+
     /// A stall of a runnable target whose watchdog waited for a CPU at several looks is sampled from
     /// half the threshold of its wall time, not of what is left once the waits are excused: a cpu-bound
     /// stall under two spinners was sampled only in its last 15 ms of 603 (`make test`, 2026-11-29).

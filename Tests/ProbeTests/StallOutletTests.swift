@@ -56,6 +56,37 @@ struct StallOutletTests {
             "\(record.topStack.map { "\($0.symbol ?? "?") \($0.module ?? "-") 0x\(String($0.address, radix: 16))" })")
     }
 
+    /// A busy period of the threshold or more that is no stall for what was excused from it is
+    /// logged (notice, with how much was excused and why) and counted in `probe_stalls_excused_total`:
+    /// never silent. One shorter than the threshold is neither.
+    @Test func aStallExcusedForAWaitForACPUIsLoggedAndCounted() throws {
+        let logs = InMemoryLogHandler()
+        let metrics = TestMetrics()
+        var configuration = WatchdogConfiguration(name: "virtual", threshold: .milliseconds(100))
+        configuration.logger = Logger(label: "probe-test", factory: { _ in logs })
+        configuration.metricsFactory = metrics
+        let virtual = VirtualTimeWatchdog(configuration: configuration)
+        virtual.reader.state = "R"
+        virtual.work(for: .milliseconds(40))
+        virtual.advanceTime(by: .milliseconds(300))
+        virtual.busy()
+        virtual.advanceTime(by: .milliseconds(60))
+        virtual.waitForCPU(for: .milliseconds(100))
+        virtual.advanceTime(by: .milliseconds(10))
+        virtual.idle()
+        virtual.advanceTime(by: .milliseconds(100))
+        #expect(virtual.watchdog.recentStalls.isEmpty)
+        #expect(virtual.watchdog.statistics.pausesIgnored == 1)
+        let notices = logs.entries.filter { $0.level == .notice }
+        try #require(notices.count == 1, "\(logs.entries.map(\.message))")
+        #expect("\(notices[0].message)".hasPrefix("busy period of 170 ms on virtual not reported as a stall"))
+        #expect("\(notices[0].message)".contains("(its thread waited for a CPU)"), "\(notices[0].message)")
+        #expect(notices[0].metadata["probe.reason"] == "cpu-wait")
+        let excused = try metrics.expectCounter(
+            "probe_stalls_excused_total", [("watchdog", "virtual"), ("reason", "cpu-wait")])
+        #expect(excused.totalValue == 1)
+    }
+
     /// A stalls file that cannot be written is refused at `start()`, naming the file and why.
     @Test func anUnwritableStallsFileIsRefusedAtStart() throws {
         let path = "/nonexistent-\(getpid())/stalls.jsonl"

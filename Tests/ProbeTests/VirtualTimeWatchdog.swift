@@ -53,11 +53,13 @@ final class VirtualTimeWatchdog {
 
     /// The watched target starts working now.
     func busy() {
+        reader.working = true
         if let pinger { pinger.setBusy(true) } else { heartbeat.busy(at: now) }
     }
 
     /// The watched target waits for work from now (a pinged one runs the ping it holds).
     func idle() {
+        reader.working = false
         if let pinger { pinger.setBusy(false) } else { heartbeat.idle(at: now) }
     }
 
@@ -118,12 +120,20 @@ final class VirtualTimeWatchdog {
     /// The whole process is stopped for `duration` (SIGSTOP, a debugger): both clocks move on and
     /// no look is made meanwhile; the next one is late.
     func pauseProcess(for duration: Duration) {
-        clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds)
+        clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds, targetOffCPU: duration.nanoseconds)
     }
 
     /// Every CPU is busy for `duration`: the process's threads are runnable but wait for one, so no
     /// look is made meanwhile and the next one is late, by time its thread spent waiting for a CPU.
     func waitForCPU(for duration: Duration) {
+        clock.advance(
+            monotonic: duration.nanoseconds, boot: duration.nanoseconds, runQueueWait: duration.nanoseconds,
+            targetOffCPU: duration.nanoseconds)
+    }
+
+    /// The watchdog's thread waits for a CPU for `duration` while the target's runs on one (a spinning
+    /// event loop on one core of two, the other taken): the next look is late, the target ran.
+    func waitForCPUWhileTheTargetRuns(for duration: Duration) {
         clock.advance(monotonic: duration.nanoseconds, boot: duration.nanoseconds, runQueueWait: duration.nanoseconds)
     }
 
@@ -196,6 +206,8 @@ final class VirtualWatchdogClock: WatchdogClock {
         var monotonic: UInt64 = 1_000_000_000_000
         var boot: UInt64 = 1_005_000_000_000
         var runQueueWait: UInt64 = 7_000_000
+        /// The time the target's thread could not run (the process paused, every CPU taken).
+        var targetOffCPU: UInt64 = 0
     }
     private let state = Mutex(Now())
     private let origin = Date(timeIntervalSince1970: 1_800_000_000)
@@ -214,36 +226,50 @@ final class VirtualWatchdogClock: WatchdogClock {
         }
     }
 
-    func advance(monotonic: UInt64, boot: UInt64, runQueueWait: UInt64 = 0) {
+    func advance(monotonic: UInt64, boot: UInt64, runQueueWait: UInt64 = 0, targetOffCPU: UInt64 = 0) {
         state.withLock {
             $0.monotonic += monotonic
             $0.boot += boot
             $0.runQueueWait += runQueueWait
+            $0.targetOffCPU += targetOffCPU
         }
     }
+
+    /// The time the target's thread could not run so far (``advance(monotonic:boot:runQueueWait:targetOffCPU:)``).
+    var targetOffCPUNanoseconds: UInt64 { state.withLock { $0.targetOffCPU } }
 }
 
 /// The stalled thread as a script: every sample sees `stack` in `state` (R: running; S: asleep in
-/// `waitingIn`), and the thread's CPU time grows with virtual time while it runs.
+/// `waitingIn`), and the thread's CPU time grows with virtual time while it works in state R (not
+/// while the process is paused or it waits for a CPU).
 final class ScriptedThreadReader: StalledThreadReader {
     private let clock: VirtualWatchdogClock
     /// Program counters, innermost first: by default a real stack of this test binary
     /// (``stackOfAVirtualStall()``), so that symbolication and culprits work on it.
     var stack: [UInt] = stackOfAVirtualStall()
-    var state = "R"
+    var state = "R" {
+        willSet { _ = cpuNanoseconds(of: 0) }
+    }
     var waitingIn: String?
     /// Samples that get no answer (a thread blocking the signal).
     var answers = true
     private var cpu: Int64 = 0
+    /// The target is busy (``VirtualTimeWatchdog/busy()``): idle, its thread waits for work, off its CPU.
+    var working = false {
+        willSet { _ = cpuNanoseconds(of: 0) }
+    }
     private var cpuReadAt: UInt64?
+    private var offCPUAtRead: UInt64 = 0
     private(set) var samplesTaken = 0
 
     init(clock: VirtualWatchdogClock) { self.clock = clock }
 
     func cpuNanoseconds(of tid: Int32) -> Int64? {
-        let now = clock.monotonicNanoseconds()
-        if let last = cpuReadAt, state == "R" { cpu += Int64(now - last) }
-        cpuReadAt = now
+        let (now, offCPU) = (clock.monotonicNanoseconds(), clock.targetOffCPUNanoseconds)
+        if let last = cpuReadAt, state == "R", working {
+            cpu += Int64((now - last).saturatingSubtract(offCPU - offCPUAtRead))
+        }
+        (cpuReadAt, offCPUAtRead) = (now, offCPU)
         return cpu
     }
 

@@ -196,6 +196,7 @@ def main():
             wrk.send_signal(signal.SIGINT)  # wrk stops early and still prints its report
             counts["ok"], counts["failed"] = wrk_failures(wrk.communicate(timeout=30)[0])
         dropped = sum(service.metric("probe_stall_records_dropped_total").values()) if probe else 0
+        excused = service.metric("probe_stalls_excused_total") if probe else {}
         mappings["end"] = service.rss_by_mapping_kib()
         if trim:
             mappings["trimmed"] = trim_malloc(service)
@@ -222,9 +223,12 @@ def main():
             if any(name.startswith("probe-") for name in names) or "probe" in stall["groupKey"].lower() \
                     or any(symbol.startswith(("cprobe_", "Probe.")) for symbol in top):
                 blamed.append(f"#{index}: group {stall['groupKey'][:120]}, threads {names}")
+        print(f"busy periods of the threshold or more excused (probe_stalls_excused_total): "
+              f"{int(sum(excused.values()))} {excused or ''}", flush=True)
         check(not missed and not extra,
               f"{len(made)} stalls made, {len(recorded)} recorded; not recorded: "
-              + ("; ".join(describe_made(made[index], started_wall) for index in missed) or "none")
+              + ("; ".join(describe_made(made[index], started_wall) + excuse_logged(made[index], service.log_path)
+                           for index in missed) or "none")
               + "; recorded but not made: "
               + ("; ".join(f"{stall['classification']} on {stall['watchdog']} at {stall['start']}, "
                            f"{stall['durationNanoseconds'] / 1e6:.0f} ms" for stall in extra) or "none"))
@@ -308,6 +312,21 @@ def match(made, recorded, slack=2.0):
 def describe_made(stall, started_wall):
     kind, watchdog, ms, wall = stall
     return f"{kind} {ms} ms on {watchdog} at {(wall - started_wall) / 60:.2f} min"
+
+
+def excuse_logged(stall, log_path):
+    """The service's log lines within 2 s of a stall's request that say a busy period on its watchdog
+    was excused (`not reported as a stall`), as ' (logged: …)', or '' when there are none."""
+    _, watchdog, _, wall = stall
+    found = []
+    with open(log_path, errors="replace") as log:
+        for line in log:
+            if "not reported as a stall" not in line or f" on {watchdog} " not in line:
+                continue
+            logged = calendar.timegm(time.strptime(line[:19], "%Y-%m-%dT%H:%M:%S"))
+            if abs(logged - wall) <= 2.0:
+                found.append(line.split("probe: ", 1)[-1].strip()[-200:])
+    return f" (logged: {' | '.join(found)})" if found else ""
 
 
 def modules(stall):

@@ -161,8 +161,10 @@ public final class Watchdog: Sendable {
     /// The most recent stalls, oldest first (at most `recentStallCapacity`).
     public var recentStalls: [StallRecord] { recent.withLock { $0.records } }
 
-    /// Stalls reported since creation, and busy periods not reported because the whole process
-    /// was paused (SIGSTOP, debugger, suspend).
+    /// Stalls reported since creation, and busy periods of at least the threshold not reported
+    /// because what was excused from them left them shorter: the whole process paused (SIGSTOP, a
+    /// debugger, a suspend) or their thread waiting for a CPU. Each is also logged (notice) and
+    /// counted in `probe_stalls_excused_total`.
     public var statistics: (stalls: Int, pausesIgnored: Int) { counts.withLock { $0 } }
 
     /// Stall records that could not be appended to `jsonLinesPath` since creation (the disk

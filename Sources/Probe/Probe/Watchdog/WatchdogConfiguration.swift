@@ -63,7 +63,8 @@ public struct WatchdogConfiguration: Sendable {
     public var logger: Logger?
     /// Reports through swift-metrics: `probe_stalls_total` (counter; dimensions `watchdog`, `class`,
     /// `culprit`), `probe_stall_duration_seconds` (timer; `watchdog`, `class`),
-    /// `probe_stall_records_dropped_total` (counter; `watchdog`), and for pinged targets the loop
+    /// `probe_stall_records_dropped_total` (counter; `watchdog`), `probe_stalls_excused_total`
+    /// (counter; `watchdog`, `reason`), and for pinged targets the loop
     /// lag: `probe_loop_lag_seconds` (timer) and `probe_loop_lag_max_seconds` (gauge), dimension
     /// `watchdog`. Bucket boundaries for Prometheus: ``ProbeMetrics``.
     public var metrics: Bool = true

@@ -42,6 +42,10 @@ final class WatchdogLoop: @unchecked Sendable {
     /// reads is in neither (one handler's sleep recorded twice in a 30-minute soak, 2026-12-07); a
     /// heartbeat tells every long busy period ended, to be timed only when no look did.
     private var concludedBeforeTold: [Int32: UInt64] = [:]
+    /// The watched thread's CPU time at the latest look that found no busy period going on. One
+    /// found later began after it: what a late look excuses from that one is bounded from it too
+    /// (``offCPUBound(_:now:)``), the thread taken as off its CPU until the period began.
+    private var idleTargetCPU: (at: UInt64, cpu: Int64)?
 
     /// `observer` (the virtual-time tests') stands for the target's own.
     init(
@@ -198,6 +202,7 @@ final class WatchdogLoop: @unchecked Sendable {
         pauseWhileResting = pause.excused(tolerance: intervals.pauseTolerance)
         let look = observer.restingLook(now: now)
         if look.sawWork { lastWorkSeen.store(now, ordering: .relaxed) }
+        if !look.needsTheLoop { readIdleTargetCPU(now: now) }
         return look.needsTheLoop
     }
 
@@ -226,16 +231,33 @@ final class WatchdogLoop: @unchecked Sendable {
                     busySince: busy.since, threadID: busy.thread, firstSeen: now,
                     cpuAtFirstSeen: busy.thread.flatMap(reader.cpuNanoseconds(of:)),
                     isPoolStarvation: busy.isPoolStarvation, seenAt: clock.date())
+                if let reading = idleReading(thread: busy.thread, since: busy.since, now: now) {
+                    episode!.cpuReading = reading
+                }
             } else if let thread = busy.thread, thread != episode?.threadID {
                 // A queue's drain thread may only be known (or change) after the first look: CPU
                 // time is then counted for the thread seen now, from now.
                 episode!.threadID = thread
                 episode!.firstSeen = now
                 episode!.cpuAtFirstSeen = reader.cpuNanoseconds(of: thread)
+                episode!.cpuReading = episode!.cpuAtFirstSeen.map { (now, $0) }
             }
             advance(&episode!, now: now, excuse: excuse)
         }
         observeJobs(now: now, excuse: excuse, stopping: stopping)
+        if episode == nil, !stopping { readIdleTargetCPU(now: now) }
+    }
+
+    private func readIdleTargetCPU(now: UInt64) {
+        idleTargetCPU = observer.watchedThread.flatMap(reader.cpuNanoseconds(of:)).map { (now, $0) }
+    }
+
+    /// The CPU reading a busy period of `thread` that began at `since`, first found at `now`, is
+    /// bounded from: the idle look's before it, as of its begin; nil when there is none.
+    private func idleReading(thread: Int32?, since: UInt64, now: UInt64) -> (at: UInt64, cpu: Int64)? {
+        guard since < now, let thread, thread == observer.watchedThread, let idle = idleTargetCPU, idle.at <= since
+        else { return nil }
+        return (since, idle.cpu)
     }
 
     /// Long jobs (the pool's): each thread inside one job for half the threshold is an episode of
@@ -305,10 +327,33 @@ final class WatchdogLoop: @unchecked Sendable {
                 finish(timed, ongoing: false, now: end, unsampled: sampled ? nil : Self.unsampledReason)
                 return
             }
-            if timed.pausedDuring { watchdog.notePauseIgnored() }
+            noteExcused(timed, end: end)
             return
         }
-        if stall.pausedDuring, !stall.confirmed { watchdog.notePauseIgnored() }
+        if !stall.confirmed, !stall.absorbed { noteExcused(stall, end: end) }
+    }
+
+    /// A busy period that lasted the threshold yet is no stall, for what was excused from it, is
+    /// counted, logged and measured: a stall missed for an excuse is never silent.
+    private func noteExcused(_ episode: StallEpisode, end: UInt64) {
+        let elapsed = end.saturatingSubtract(episode.busySince)
+        guard episode.pausedDuring, elapsed >= intervals.threshold else { return }
+        watchdog.notePauseIgnored()
+        outlets.deliverExcused(
+            thread: episode.threadID, duration: elapsed, excused: min(episode.excused, elapsed),
+            paused: episode.excusedAPause, threshold: intervals.threshold)
+    }
+
+    /// At most the time `episode`'s thread spent off its CPU since its previous CPU reading (taken
+    /// again now): a pause or a wait for a CPU stopped the target only while it was off its CPU. A
+    /// spinning loop that ran while the looking thread waited for a CPU was excused whole before.
+    /// Unbounded (`.max`) without an earlier reading: a pool starvation, or a look at first sight.
+    private func offCPUBound(_ episode: inout StallEpisode, now: UInt64) -> UInt64 {
+        guard !episode.isPoolStarvation, let thread = episode.threadID, let reading = episode.cpuReading,
+            reading.at < now, let cpu = reader.cpuNanoseconds(of: thread)
+        else { return .max }
+        episode.cpuReading = (now, cpu)
+        return now.saturatingSubtract(reading.at).saturatingSubtract(UInt64(max(0, cpu - reading.cpu)))
     }
 
     /// Confirms `stall`, which ended at `end` before this look (at `now`), when it lasted the threshold
@@ -317,10 +362,12 @@ final class WatchdogLoop: @unchecked Sendable {
     private func confirmAfterItsEnd(_ stall: inout StallEpisode, end: UInt64, now: UInt64, excuse: Excuse) -> Bool {
         var pause = excuse.paused
         if excuse.waitedForCPU > 0, !stall.isPoolStarvation { pause += excuse.waitedForCPU }
+        if pause > 0 { pause = min(pause, offCPUBound(&stall, now: now)) }
         let overlap = min(end, now).saturatingSubtract(max(stall.busySince, now.saturatingSubtract(pause)))
         if overlap > 0 {
             stall.excused += overlap
             stall.pausedDuring = true
+            if excuse.paused > 0 { stall.excusedAPause = true }
         }
         let elapsed = end.saturatingSubtract(stall.busySince)
         guard elapsed.saturatingSubtract(stall.excused) >= intervals.threshold else { return false }
@@ -333,9 +380,11 @@ final class WatchdogLoop: @unchecked Sendable {
     /// own (a flight recorder's lead-up may hold their stacks), which the record says.
     private func recordUnseen(_ jobs: [EndedJob], now: UInt64, excuse: Excuse) {
         func episode(since: UInt64, thread: Int32?, starved: Bool) -> StallEpisode {
-            StallEpisode(
+            var unseen = StallEpisode(
                 busySince: since, threadID: thread, firstSeen: now, cpuAtFirstSeen: nil, isPoolStarvation: starved,
                 seenAt: clock.date())
+            unseen.cpuReading = starved ? nil : idleReading(thread: thread, since: since, now: now)
+            return unseen
         }
         var jobs = jobs
         if let starvation = observer.starvation(among: jobs) {
@@ -346,14 +395,16 @@ final class WatchdogLoop: @unchecked Sendable {
                 let held = Set(starvation.threads.map(\.id))
                 jobs.removeAll { held.contains($0.thread) }
                 finish(starved, ongoing: false, now: starvation.end, unsampled: Self.unsampledReason)
+            } else {
+                noteExcused(starved, end: starvation.end)
             }
         }
         for job in jobs.sorted(by: { $0.since < $1.since }) {
             var stall = episode(since: job.since, thread: job.thread, starved: false)
             if confirmAfterItsEnd(&stall, end: job.end, now: now, excuse: excuse) {
                 finish(stall, ongoing: false, now: job.end, unsampled: Self.unsampledReason)
-            } else if stall.pausedDuring {
-                watchdog.notePauseIgnored()
+            } else {
+                noteExcused(stall, end: job.end)
             }
         }
     }
@@ -366,10 +417,12 @@ final class WatchdogLoop: @unchecked Sendable {
     private func advance(_ current: inout StallEpisode, now: UInt64, excuse: Excuse) {
         var pause = excuse.paused
         if excuse.waitedForCPU > 0, waitsForCPU(current) { pause += excuse.waitedForCPU }
+        if pause > 0 { pause = min(pause, offCPUBound(&current, now: now)) }
         if pause > 0 {
             // Only the part of the pause inside this busy period is excused.
             current.excused += min(pause, now.saturatingSubtract(current.busySince))
             current.pausedDuring = true
+            if excuse.paused > 0 { current.excusedAPause = true }
         }
         let elapsed = now.saturatingSubtract(current.busySince)
         let effective = elapsed > current.excused ? elapsed - current.excused : 0

@@ -10,6 +10,11 @@ struct StallEpisode {
     /// Paused time (process stopped or suspended) not counted as stall.
     var excused: UInt64 = 0
     var pausedDuring = false
+    /// Some of `excused` was the process's pause (else all of it was a wait for a CPU).
+    var excusedAPause = false
+    /// The thread's CPU time at a look (`cpuAtFirstSeen`'s, then each excusing look's): what a later
+    /// excuse may take off is at most the time the thread did not run since (see `WatchdogLoop`).
+    var cpuReading: (at: UInt64, cpu: Int64)?
     var confirmed = false
     /// Reported early, as ongoing (`reportOngoingAfter`); its final report follows at its end.
     var reported = false
@@ -38,6 +43,7 @@ struct StallEpisode {
         self.firstSeen = firstSeen
         self.lastSeen = firstSeen
         self.cpuAtFirstSeen = cpuAtFirstSeen
+        cpuReading = cpuAtFirstSeen.map { (firstSeen, $0) }
         self.isPoolStarvation = isPoolStarvation
         startDate = seenAt.addingTimeInterval(-Double(firstSeen.saturatingSubtract(busySince)) / 1e9)
     }

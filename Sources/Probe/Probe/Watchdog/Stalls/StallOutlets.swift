@@ -21,6 +21,7 @@ final class StallOutlets: Sendable {
         static let stalls = "probe_stalls_total"
         static let stallDuration = "probe_stall_duration_seconds"
         static let droppedRecords = "probe_stall_records_dropped_total"
+        static let excused = "probe_stalls_excused_total"
     }
 
     init(configuration: WatchdogConfiguration, onWriteFailure: (@Sendable () -> Void)? = nil) {
@@ -62,6 +63,31 @@ final class StallOutlets: Sendable {
             failedToWrite("a stall profile could not be written in \(directory): \(problem)")
         }
         configuration.onStall?(record)
+    }
+
+    /// A busy period of `duration` ns that lasted the threshold but is no stall: `excused` ns of it
+    /// the process was paused (`paused`) or its thread waited for a CPU. Logged (notice) and counted
+    /// in `probe_stalls_excused_total` (`watchdog`, `reason`: `paused` or `cpu-wait`).
+    func deliverExcused(thread: Int32?, duration: UInt64, excused: UInt64, paused: Bool, threshold: UInt64) {
+        let reason = paused ? "paused" : "cpu-wait"
+        if let factory {
+            Counter(
+                label: MetricName.excused, dimensions: [("watchdog", configuration.name), ("reason", reason)],
+                factory: factory
+            ).increment()
+        }
+        guard let logger = configuration.logger else { return }
+        func ms(_ nanoseconds: UInt64) -> Int { Int((Double(nanoseconds) / 1e6).rounded()) }
+        let why = paused ? "the process was paused" : "its thread waited for a CPU"
+        logger.notice(
+            "busy period of \(ms(duration)) ms on \(configuration.name) not reported as a stall: \(ms(excused)) ms of it excused (\(why)), \(ms(duration - excused)) ms left under the \(ms(threshold)) ms threshold",
+            metadata: [
+                "probe.watchdog": .string(configuration.name),
+                "probe.thread": .string(thread.map(String.init) ?? "none"),
+                "probe.duration_ms": .stringConvertible(ms(duration)),
+                "probe.excused_ms": .stringConvertible(ms(excused)),
+                "probe.reason": .string(reason),
+            ])
     }
 
     private func failedToWrite(_ what: String) {

@@ -16,6 +16,8 @@ final class HeartbeatObserver: TargetObserver {
 
     var lastBusyEnd: UInt64? { heartbeat.lastBusyEnd }
 
+    var watchedThread: Int32? { heartbeat.threadID }
+
     /// The long busy periods that ended since the previous call, as the heartbeat kept them: one no
     /// look saw (its watchdog's thread was recording the stall before: a 183 ms sleep on an event
     /// loop missed in a 30-minute soak, 2026-12-07) is timed from them.

@@ -38,6 +38,8 @@ final class PingObserver: TargetObserver {
 
     var lastBusyEnd: UInt64? { pings.pinger.arrivedAt }
 
+    var watchedThread: Int32? { pings.pinger.threadID }
+
     /// The latest ping collected: when it was sent and when it ran.
     private var lastCollected: CollectedBusyPeriod?
 

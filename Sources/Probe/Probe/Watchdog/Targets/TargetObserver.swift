@@ -33,6 +33,9 @@ protocol TargetObserver: AnyObject {
     func sample(_ episode: inout StallEpisode, with reader: any StalledThreadReader, now: UInt64, limit: Int)
     /// The resting clock's look while the loop is parked.
     func restingLook(now: UInt64) -> RestingLook
+    /// The one thread whose busy periods are the target's, when known (a heartbeat's, the thread
+    /// that ran the latest ping); nil for the pool.
+    var watchedThread: Int32? { get }
 }
 
 extension TargetObserver {
@@ -45,6 +48,7 @@ extension TargetObserver {
     func busyEnd(of since: UInt64) -> UInt64? { nil }
     func endedJobs(now: UInt64) -> [EndedJob] { [] }
     func starvation(among jobs: [EndedJob]) -> EndedStarvation? { nil }
+    var watchedThread: Int32? { nil }
 
     func sample(_ episode: inout StallEpisode, with reader: any StalledThreadReader, now: UInt64, limit: Int) {
         episode.sampleItsThread(with: reader, now: now, limit: limit)
