@@ -200,17 +200,9 @@ struct StallDetectionTests {
     @Test func aLookLateBecauseEveryCPUWasBusyIsNoPauseForATargetAsleep() throws {
         let (virtual, collector) = watchdog()
         virtual.reader.state = "S"
-        virtual.busy()
-        virtual.advanceTime(by: .milliseconds(60))
-        virtual.waitForCPU(for: .milliseconds(100))
-        virtual.advanceTime(by: .milliseconds(10))
-        virtual.idle()
+        virtual.work(for: .milliseconds(60), waitingForCPU: .milliseconds(100), then: .milliseconds(10))
         virtual.advanceTime(by: .milliseconds(200))
-        virtual.busy()
-        virtual.advanceTime(by: .milliseconds(80))
-        virtual.waitForCPU(for: .milliseconds(80))
-        virtual.advanceTime(by: .milliseconds(10))
-        virtual.idle()
+        virtual.work(for: .milliseconds(80), waitingForCPU: .milliseconds(80), then: .milliseconds(10))
         virtual.advanceTime(by: .milliseconds(100))
         try #require(collector.all.count == 2, "\(collector.all.map(\.durationNanoseconds))")
         #expect(collector.all.map(\.durationNanoseconds) == [170e6, 170e6])
@@ -223,11 +215,7 @@ struct StallDetectionTests {
     @Test func aTargetWaitingForACPUToo() {
         let (virtual, collector) = watchdog()
         virtual.reader.state = "R"
-        virtual.busy()
-        virtual.advanceTime(by: .milliseconds(60))
-        virtual.waitForCPU(for: .milliseconds(100))
-        virtual.advanceTime(by: .milliseconds(10))
-        virtual.idle()
+        virtual.work(for: .milliseconds(60), waitingForCPU: .milliseconds(100), then: .milliseconds(10))
         virtual.advanceTime(by: .milliseconds(100))
         #expect(collector.all.isEmpty, "\(collector.all.map(\.durationNanoseconds))")
         #expect(virtual.watchdog.statistics.pausesIgnored == 1)
@@ -242,11 +230,8 @@ struct StallDetectionTests {
         let (virtual, collector) = watchdog(pinged: pinged)
         virtual.reader.state = "R"
         virtual.advanceTime(by: .milliseconds(500))
-        virtual.busy()
-        virtual.advanceTime(by: .milliseconds(60))
-        virtual.waitForCPUWhileTheTargetRuns(for: .milliseconds(90))
-        virtual.advanceTime(by: .milliseconds(23))
-        virtual.idle()
+        virtual.work(
+            for: .milliseconds(60), waitingForCPU: .milliseconds(90), then: .milliseconds(23), targetRuns: true)
         virtual.advanceTime(by: .milliseconds(200))
         try #require(collector.all.count == 1, "\(collector.all.map(\.durationNanoseconds))")
         // Pinged, the busy period is timed from the ping a look sent after the target became busy.

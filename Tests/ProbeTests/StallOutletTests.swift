@@ -69,11 +69,7 @@ struct StallOutletTests {
         virtual.reader.state = "R"
         virtual.work(for: .milliseconds(40))
         virtual.advanceTime(by: .milliseconds(300))
-        virtual.busy()
-        virtual.advanceTime(by: .milliseconds(60))
-        virtual.waitForCPU(for: .milliseconds(100))
-        virtual.advanceTime(by: .milliseconds(10))
-        virtual.idle()
+        virtual.work(for: .milliseconds(60), waitingForCPU: .milliseconds(100), then: .milliseconds(10))
         virtual.advanceTime(by: .milliseconds(100))
         #expect(virtual.watchdog.recentStalls.isEmpty)
         #expect(virtual.watchdog.statistics.pausesIgnored == 1)

@@ -117,6 +117,16 @@ final class VirtualTimeWatchdog {
         clock.set(target)
     }
 
+    /// Busy for `before`, then a wait of the watchdog's thread for a CPU for `wait` (the target's
+    /// too, unless `targetRuns`), busy `after` more, then idle.
+    func work(for before: Duration, waitingForCPU wait: Duration, then after: Duration, targetRuns: Bool = false) {
+        busy()
+        advanceTime(by: before)
+        if targetRuns { waitForCPUWhileTheTargetRuns(for: wait) } else { waitForCPU(for: wait) }
+        advanceTime(by: after)
+        idle()
+    }
+
     /// The whole process is stopped for `duration` (SIGSTOP, a debugger): both clocks move on and
     /// no look is made meanwhile; the next one is late.
     func pauseProcess(for duration: Duration) {

@@ -127,6 +127,15 @@ public let probeSuite = BenchmarkSuite(
             for _ in 0..<iterations { total &+= cprobe_thread_run_queue_wait_ns() }
             blackHole(total)
         },
+        // What a look that finds a heartbeat or pinged target idle adds to `look-resting`: its
+        // thread's CPU time (clock_gettime on that thread's CPU clock), from which a later late look
+        // bounds what it excuses (the target's time off its CPU).
+        Benchmark("Probe/watchdog/thread-cpu-time") { iterations in
+            let thread = cprobe_gettid()
+            var total: Int64 = 0
+            for _ in 0..<iterations { total &+= cprobe_thread_cpu_ns(thread) }
+            blackHole(total)
+        },
         // What the memory watch's thread pays per check to keep the breadcrumb (the figures, the
         // latest phase's name, a sequence around them: stores into a shared mapping of the file).
         // Target ≤ 1 µs, no allocation (`perfkit run --allocations` says 0 per operation; tested).
