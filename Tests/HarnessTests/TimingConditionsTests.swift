@@ -25,4 +25,31 @@ import Testing
                 "the baseline ran on Intel Xeon with 8 cores, this run on AMD EPYC with 2",
             ])
     }
+
+    /// One fixed hash seed for every process against a seed per process: a hashing benchmark's level
+    /// differs by the seed alone, and a gate would count each process as a draw of it. A report from
+    /// before this was recorded compares with either.
+    @Test func hashingWithOneFixedSeedDoesNotCompareWithASeedPerProcess() {
+        var fixed = native
+        fixed.deterministicHashing = true
+        var perProcess = native
+        perProcess.deterministicHashing = false
+        #expect(
+            fixed.differences(from: perProcess) == [
+                "the baseline's processes hashed with Swift's one fixed seed (SWIFT_DETERMINISTIC_HASHING set), this run's each with a seed of its own: record both the same way"
+            ])
+        #expect(fixed.differences(from: fixed).isEmpty)
+        #expect(native.differences(from: fixed).isEmpty, "not recorded: compares")
+    }
+
+    /// As Swift's runtime reads the variable: a boolean by its first character.
+    @Test func theRuntimesReadingOfTheVariable() {
+        for value in ["1", "true", "TRUE", "yes", "Y"] {
+            #expect(EnvironmentCapture.deterministicHashing(["SWIFT_DETERMINISTIC_HASHING": value]), "\(value)")
+        }
+        for value in ["0", "false", "no", ""] {
+            #expect(!EnvironmentCapture.deterministicHashing(["SWIFT_DETERMINISTIC_HASHING": value]), "\(value)")
+        }
+        #expect(!EnvironmentCapture.deterministicHashing([:]))
+    }
 }

@@ -24,7 +24,18 @@ public enum EnvironmentCapture {
             gitCommit: gitCommit(),
             loadAverage: loadAverage(),
             cpuGovernor: readLine(atPath: "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-            architecture: architecture, emulator: emulator(architecture: architecture))
+            architecture: architecture, emulator: emulator(architecture: architecture),
+            deterministicHashing: deterministicHashing())
+    }
+
+    /// Whether Swift hashes with its one fixed seed here rather than a seed of this process's own:
+    /// `SWIFT_DETERMINISTIC_HASHING` true as the runtime parses a boolean (its first character one
+    /// of `1`, `t`, `T`, `y`, `Y`).
+    package static func deterministicHashing(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        guard let first = environment["SWIFT_DETERMINISTIC_HASHING"]?.first else { return false }
+        return "1tTyY".contains(first)
     }
 
     /// `uname -m`: the architecture this process runs as (an emulator answers with the emulated one).

@@ -14,15 +14,20 @@ public struct TimingConditions: Equatable, Sendable {
     public var coreCount: Int
     /// What emulated the run's architecture (``Environment/emulator``); nil on real hardware.
     public var emulator: String?
+    /// Whether every process hashed with Swift's one fixed seed (``Environment/deterministicHashing``);
+    /// nil: not recorded (an older report), which compares with either.
+    public var deterministicHashing: Bool?
 
     public init(
-        underValgrind: Bool, buildConfiguration: String, cpuModel: String, coreCount: Int, emulator: String? = nil
+        underValgrind: Bool, buildConfiguration: String, cpuModel: String, coreCount: Int, emulator: String? = nil,
+        deterministicHashing: Bool? = nil
     ) {
         self.underValgrind = underValgrind
         self.buildConfiguration = buildConfiguration
         self.cpuModel = cpuModel
         self.coreCount = coreCount
         self.emulator = emulator
+        self.deterministicHashing = deterministicHashing
     }
 
     /// A run about to start here: known before anything is measured, so a comparison that cannot
@@ -31,7 +36,8 @@ public struct TimingConditions: Equatable, Sendable {
         TimingConditions(
             underValgrind: underValgrind, buildConfiguration: buildConfiguration,
             cpuModel: EnvironmentCapture.cpuModel(), coreCount: ProcessInfo.processInfo.activeProcessorCount,
-            emulator: EnvironmentCapture.emulator(architecture: EnvironmentCapture.machineArchitecture()))
+            emulator: EnvironmentCapture.emulator(architecture: EnvironmentCapture.machineArchitecture()),
+            deterministicHashing: EnvironmentCapture.deterministicHashing())
     }
 
     public init(of report: Report) {
@@ -40,6 +46,7 @@ public struct TimingConditions: Equatable, Sendable {
         cpuModel = report.environment.cpuModel
         coreCount = report.environment.coreCount
         emulator = report.environment.emulator
+        deterministicHashing = report.environment.deterministicHashing
     }
 
     /// Why times taken under `self` (the baseline's) and `current` do not compare, one phrase
@@ -55,6 +62,16 @@ public struct TimingConditions: Equatable, Sendable {
             reasons.append(
                 "the baseline's times were taken \(emulator.map { "under \($0) emulation" } ?? "on real hardware"), "
                     + "this run's \(current.emulator.map { "under \($0) emulation" } ?? "on real hardware")")
+        }
+        if let fixed = deterministicHashing, let currentFixed = current.deterministicHashing, fixed != currentFixed {
+            // One seed for every process against a seed per process: a hashing benchmark's level
+            // then differs by the seed alone, and each process would count as a draw of it.
+            func hashing(_ fixed: Bool) -> String {
+                fixed ? "with Swift's one fixed seed (SWIFT_DETERMINISTIC_HASHING set)" : "each with a seed of its own"
+            }
+            reasons.append(
+                "the baseline's processes hashed \(hashing(fixed)), this run's \(hashing(currentFixed)): record both the same way"
+            )
         }
         if buildConfiguration != current.buildConfiguration {
             reasons.append(

@@ -21,11 +21,16 @@ public struct Environment: Codable, Sendable, Equatable {
     /// What emulated that architecture (e.g. "qemu-user"); nil on real hardware. Emulated times
     /// say nothing about the hardware of that architecture.
     public var emulator: String?
+    /// True when the run's processes hashed with Swift's one fixed seed (`SWIFT_DETERMINISTIC_HASHING`
+    /// set), false when each drew its own; nil in reports made before it was recorded. Times of a
+    /// hashing benchmark taken one way do not compare with times taken the other.
+    public var deterministicHashing: Bool?
 
     public init(
         host: String, os: String, kernel: String, cpuModel: String, coreCount: Int, memoryBytes: UInt64?,
         swiftVersion: String, buildConfiguration: String, gitCommit: String?, loadAverage: [Double],
-        cpuGovernor: String?, architecture: String? = nil, emulator: String? = nil
+        cpuGovernor: String?, architecture: String? = nil, emulator: String? = nil,
+        deterministicHashing: Bool? = nil
     ) {
         self.host = host
         self.os = os
@@ -40,6 +45,7 @@ public struct Environment: Codable, Sendable, Equatable {
         self.cpuGovernor = cpuGovernor
         self.architecture = architecture
         self.emulator = emulator
+        self.deterministicHashing = deterministicHashing
     }
 }
 

@@ -187,7 +187,7 @@ struct RunCommand: ParsableCommand {
             if baseline == nil { report = try measureSpreadBenchmarks(report) }
             ProcessFactors.annotate(
                 &report, defaultThresholdPercent: comparison.comparator.thresholdPercent,
-                deterministicHashing: ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil)
+                deterministicHashing: EnvironmentCapture.deterministicHashing())
         } else {
             report = measure(selection)
         }
