@@ -200,7 +200,8 @@ struct ProbeFaultTests {
     }
 
     /// Threads made and ended at 12,000 a minute for 10 s while a cpu profile, the flight
-    /// recorder and a watchdog run: no crash, and afterwards the same descriptors, no POSIX timer
+    /// recorder and a watchdog run: no crash, and afterwards the same descriptors (but those of module
+    /// files whose symbols the symbolicator keeps, one per module met in a stack), no POSIX timer
     /// left, and resident memory within 4 MiB of before.
     @Test func threadChurnLeavesNoDescriptorTimerOrMemoryBehind() throws {
         let run = try ChildProcess.run(

@@ -137,7 +137,12 @@ func faultForkExec(count: Int) {
 /// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F`; descriptors that differ, with what they
 /// name, as `fd-added=FD:TARGET,…` and `fd-removed=…`, and the count 2 s later as `fds-later=N`.
 func faultThreadChurn(seconds: Int) {
-    func descriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
+    // The module files whose symbols the symbolicator keeps are read through descriptors held for
+    // good, one more as each new module shows up in a stack (liblzma under qemu, 2026-12-07): kept, not churn.
+    func descriptors() -> Int {
+        let held = Symbolicator.shared.heldImagePaths
+        return targets().values.filter { !held.contains($0) }.count
+    }
     func targets() -> [String: String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return Dictionary(
@@ -207,6 +212,7 @@ func faultThreadChurn(seconds: Int) {
     let namedAfter = targets()
     print("threads=\(made)")
     print("fds=\(before.0)->\(after.0) timers=\(before.1)->\(after.1) rssKiB=\(before.2)->\(after.2)")
+    print("symbol-files=\(Symbolicator.shared.heldImagePaths.count)")
     if before.0 != after.0 {
         // A leak stays; a descriptor of a thread still ending (emulation is slow) goes.
         print("fd-added=\(difference(named, namedAfter)) fd-removed=\(difference(namedAfter, named))")

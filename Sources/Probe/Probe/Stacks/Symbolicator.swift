@@ -173,6 +173,12 @@ public final class Symbolicator: Sendable {
         state.withLock { Self.image(path: path, in: &$0) }
     }
 
+    /// The module files whose images it keeps, each read through a descriptor held open for good
+    /// (``ELFSource``): a process's descriptors grow by one as each new module shows up in a stack.
+    package var heldImagePaths: Set<String> {
+        state.withLock { Set($0.images.compactMap { $0.value == nil ? nil : $0.key }) }
+    }
+
     private static func image(path: String, in state: inout State) -> ELFImage? {
         if let cached = state.images[path] { return cached }
         let image = try? ELFImage(path: path)
