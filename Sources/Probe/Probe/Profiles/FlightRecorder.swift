@@ -60,7 +60,7 @@ public final class FlightRecorder: Sendable {
     /// rate is outside ``ProfileRequest/rates``, the capacity or `keep` is not positive or `leadUp`
     /// negative (`invalidConfiguration`, the parameter named), another recorder runs (`busy`), the signal's
     /// handler cannot be installed or every CPU-timer set is taken. Starting a running recorder
-    /// does nothing.
+    /// does nothing. The process's threads are timed when it returns; threads born later within 100 ms.
     public func start() throws(ProcessProfiler.ProfileError) {
         guard ProfileRequest.rates.contains(configuration.rate) else {
             throw ProcessProfiler.ProfileError(
@@ -107,6 +107,10 @@ public final class FlightRecorder: Sendable {
                     finished.signal()
                     return
                 }
+                // The threads there now get their timers before `start()` returns: what they compute
+                // from then on is recorded however late this thread runs next (on a loaded machine a
+                // stall's lead-up held 9 of its ~29 samples, `make test` under two spinners, 2026-12-07).
+                timers.refreshThreads()
                 started.withLock { $0 = .success(()) }
                 ready.signal()
                 record(with: timers, wake: wake)
