@@ -134,8 +134,9 @@ func faultForkExec(count: Int) {
 /// `thread-churn SECONDS`: for SECONDS, threads are made and ended at about 200 a second (12,000 a
 /// minute), each spinning 1 ms, while a cpu profile, the flight recorder and a watchdog on a loop
 /// run. Prints `threads=N`, then the process's descriptors, POSIX timers and RSS before and after
-/// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F`; descriptors that differ, with what they
-/// name, as `fd-added=FD:TARGET,…` and `fd-removed=…`, and the count 2 s later as `fds-later=N`.
+/// (everything stopped): `fds=A->B timers=C->D rssKiB=E->F` (descriptors but the symbolicator's module
+/// files, counted as `symbol-files=N`); descriptors that differ, with what they name, as
+/// `fd-added=FD:TARGET,…` and `fd-removed=…`, and the count 2 s later as `fds-later=N`.
 func faultThreadChurn(seconds: Int) {
     // The module files whose symbols the symbolicator keeps are read through descriptors held for
     // good, one more as each new module shows up in a stack (liblzma under qemu, 2026-12-07): kept, not churn.
