@@ -344,4 +344,29 @@ import Testing
         let againstThirty = try decided(against: thirty)
         #expect(againstThirty.verdict == .regressed, "\(againstThirty.explanation)")
     }
+
+    /// The baseline's finding says what its few processes with one fixed hash seed showed: the seed,
+    /// when they lie far closer together than those with a seed each; else its layout (#61 item 2).
+    @Test func aBaselineSaysWhetherItsSpreadIsTheHashSeed() throws {
+        let heap = Self.ids[0]
+        func annotated(fixedSeedSpread: Double) throws -> ProcessSpread {
+            // As `run --processes 10` records it: the far-spread heap and three others in 20 more processes.
+            var baseline = RegressionGate.appendingProcesses(
+                of: Self.report(processes: 20, ids: [heap] + Self.ids[1...3], heapSpread: 0.1, seed: 2),
+                to: Self.report(processes: 10, heapSpread: 0.1, seed: 1))
+            baseline.fixedHashSeedProcesses =
+                Self.report(processes: 5, ids: [heap] + Self.ids[1...3], heapSpread: fixedSeedSpread, seed: 3)
+                .benchmarks
+            ProcessFactors.annotate(&baseline, defaultThresholdPercent: 5, deterministicHashing: false)
+            return try #require(baseline.benchmarks.first { $0.id == heap }?.processSpread)
+        }
+        let seeded = try annotated(fixedSeedSpread: 0.005)
+        #expect(seeded.processes == 30 && seeded.fixedHashSeedProcesses == 5)
+        #expect(try #require(seeded.fixedHashSeedSpreadPercent) < 5)
+        let cause = try #require(seeded.likelyCause)
+        #expect(
+            cause.contains("Swift's per-process hash seed (with one fixed hash seed its 5 processes lie"), "\(cause)")
+        let layout = try #require(try annotated(fixedSeedSpread: 0.1).likelyCause)
+        #expect(layout.contains("not its hash seed"), "\(layout)")
+    }
 }

@@ -107,6 +107,7 @@ public enum ProcessFactors {
     /// `deterministicHashing` says whether the processes ran with SWIFT_DETERMINISTIC_HASHING set,
     /// which rules out the hash seed as a cause.
     public static func annotate(_ report: inout Report, defaultThresholdPercent: Double, deterministicHashing: Bool) {
+        let fixedSeed = fixedHashSeedSpread(report, defaultThresholdPercent: defaultThresholdPercent)
         var wallLevels: [Int: [Double]] = [:]
         for (index, result) in report.benchmarks.enumerated() {
             guard let processes = processes(of: result), Set(processes).count >= 2 else { continue }
@@ -114,6 +115,10 @@ public enum ProcessFactors {
             let cpu = Comparator.sampledValues(result, .cpuTime).map { medians($0, processes: processes) }
             report.benchmarks[index].processSpread = ProcessSpread(
                 wallMedians: wall, cpuMedians: cpu, spreadPercent: spreadPercent(wall))
+            if let fixed = fixedSeed[result.id] {
+                report.benchmarks[index].processSpread?.fixedHashSeedSpreadPercent = fixed.percent
+                report.benchmarks[index].processSpread?.fixedHashSeedProcesses = fixed.processes
+            }
             wallLevels[index] = wall
         }
         // The spread once each process's machine factor is divided out, beside the raw one.
@@ -135,8 +140,11 @@ public enum ProcessFactors {
             let result = report.benchmarks[index]
             let threshold = result.thresholdPercent ?? defaultThresholdPercent
             guard let spread = result.processSpread, spread.spreadPercent > threshold else { continue }
+            // A baseline whose far-spread benchmarks ran in more processes has no factor common to all
+            // benchmarks' processes: each one's own (leave-one-out) tells the machine there.
             let cause = likelyCause(
-                wall, machine: machine, threshold: threshold, deterministicHashing: deterministicHashing)
+                wall, machine: machine ?? spread.commonFactors, threshold: threshold,
+                deterministicHashing: deterministicHashing, fixedSeed: fixedSeed[result.id])
             report.benchmarks[index].processSpread?.likelyCause = cause
             let levels = wall.map { UnitFormatting.duration(nanoseconds: $0) }.joined(separator: ", ")
             report.benchmarks[index].warnings.append(
@@ -146,6 +154,25 @@ public enum ProcessFactors {
                         "medians of \(wall.count) processes lie \(String(format: "%.1f", spread.spreadPercent))% apart "
                         + "(\(levels)), more than its \(String(format: "%g", threshold))% threshold: \(cause)"))
         }
+    }
+
+    /// The spread of each benchmark's processes in ``Report/fixedHashSeedProcesses`` (relative, where
+    /// the machine's factor is known), and how many there were.
+    static func fixedHashSeedSpread(_ report: Report, defaultThresholdPercent: Double)
+        -> [String: (percent: Double, processes: Int)]
+    {
+        guard let fixed = report.fixedHashSeedProcesses else { return [:] }
+        var alone = report
+        alone.benchmarks = fixed
+        alone.fixedHashSeedProcesses = nil
+        alone.roundFactors = nil
+        annotate(&alone, defaultThresholdPercent: defaultThresholdPercent, deterministicHashing: true)
+        var spread: [String: (percent: Double, processes: Int)] = [:]
+        for result in alone.benchmarks {
+            guard let processes = result.processSpread else { continue }
+            spread[result.id] = (processes.relativeSpreadPercent ?? processes.spreadPercent, processes.processes)
+        }
+        return spread
     }
 
     /// (largest / smallest − 1) × 100; 0 when the smallest is not positive.
@@ -170,9 +197,11 @@ public enum ProcessFactors {
 
     /// Why a benchmark's processes differ: when dividing out the machine's speed in each process
     /// brings them within the threshold, or halves their spread, mostly the machine; otherwise
-    /// something of the benchmark's own.
+    /// something of the benchmark's own: its hash seed when its processes with one fixed seed
+    /// (`fixedSeed`, a baseline's ``Report/fixedHashSeedProcesses``) lie at most half as far apart.
     static func likelyCause(
-        _ medians: [Double], machine: [Double]?, threshold: Double, deterministicHashing: Bool
+        _ medians: [Double], machine: [Double]?, threshold: Double, deterministicHashing: Bool,
+        fixedSeed: (percent: Double, processes: Int)? = nil
     ) -> String {
         let spread = spreadPercent(medians)
         guard let machine, machine.count == medians.count else {
@@ -185,6 +214,17 @@ public enum ProcessFactors {
         if spreadPercent(zip(medians, machine).map { $0 / $1 }) <= max(threshold, spread / 2) {
             return "the machine: every benchmark of the run was slower or faster in the same processes "
                 + "(a busy host, neighbours, frequency)"
+        }
+        if let fixedSeed {
+            let relative = spreadPercent(zip(medians, machine).map { $0 / $1 })
+            let fixed = "with one fixed hash seed its \(fixedSeed.processes) processes "
+            if fixedSeed.percent <= max(threshold, relative / 2) {
+                return "this benchmark alone: Swift's per-process hash seed (\(fixed)lie "
+                    + "\(String(format: "%.1f", fixedSeed.percent))% apart; a change's cost can depend on the seed "
+                    + "too, so one fixed seed does not stand for all)"
+            }
+            return "this benchmark alone, not its hash seed (\(fixed)still lie "
+                + "\(String(format: "%.1f", fixedSeed.percent))% apart): its memory layout or alignment in each process"
         }
         if deterministicHashing {
             return "this benchmark alone, with hashing deterministic: its memory layout or alignment in each process"

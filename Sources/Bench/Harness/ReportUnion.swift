@@ -57,6 +57,9 @@ public enum ReportUnion {
         }
         union.comparison = nil
         union.roundFactors = nil
+        // Each executable's processes with a fixed hash seed measured its own benchmarks, as its others did.
+        let fixedSeed = reports.compactMap(\.fixedHashSeedProcesses)
+        union.fixedHashSeedProcesses = fixedSeed.isEmpty ? nil : fixedSeed.flatMap { $0 }
         let stalls = reports.compactMap(\.stalls)
         union.stalls = stalls.isEmpty ? nil : stalls.flatMap { $0 }
         let startup = reports.compactMap(\.startup)

@@ -23,6 +23,9 @@ struct ProcessRuns {
     /// unless given (the gate's later looks give only the measuring options, which a baseline's
     /// older build knows too).
     var arguments: [String]? = nil
+    /// Whether each child hashes with Swift's one fixed seed (`SWIFT_DETERMINISTIC_HASHING=1`) rather
+    /// than a seed of its own: a baseline's far-spread benchmarks and the looks compared with them.
+    var fixedHashSeed = false
 
     /// What each child runs: this process's arguments, then where its report goes. Only the first
     /// takes time profiles (`--profile`, or `profileFirst`): the merged report keeps the first process's.
@@ -57,7 +60,8 @@ struct ProcessRuns {
             let status: Int32
             do {
                 status = try PerfkitProcess.run(
-                    childArguments(reportDirectory: directory, index: index), executable: executable, quiet: true)
+                    childArguments(reportDirectory: directory, index: index), executable: executable,
+                    environment: fixedHashSeed ? Self.fixedHashSeedEnvironment : nil, quiet: true)
             } catch let interrupted as PerfkitProcess.Interrupted {
                 guard !reports.isEmpty else { throw interrupted }
                 var report = merged(reports)
@@ -80,6 +84,11 @@ struct ProcessRuns {
             reports.append(report)
         }
         return merged(reports)
+    }
+
+    /// This process's environment with Swift's hash seed fixed, as the runtime reads it at start.
+    static var fixedHashSeedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, fixed in fixed }
     }
 
     private func merged(_ reports: [Report]) -> Report {

@@ -24,6 +24,11 @@ public struct ProcessSpread: Codable, Sendable, Equatable {
     /// of the spread once the machine's movement is taken out (each sample first divided by its
     /// round's factor, where known: ``RoundFactors``).
     public var relativeSpreadPercent: Double?
+    /// The spread, as ``relativeSpreadPercent`` where known, of the baseline's processes that hashed
+    /// with Swift's one fixed seed (``Report/fixedHashSeedProcesses``), and how many there were: far
+    /// below the spread with a seed per process, the seed is what moves this benchmark.
+    public var fixedHashSeedSpreadPercent: Double?
+    public var fixedHashSeedProcesses: Int?
 
     public init(
         wallMedians: [Double], cpuMedians: [Double]?, spreadPercent: Double, likelyCause: String? = nil,

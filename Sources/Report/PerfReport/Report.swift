@@ -36,6 +36,12 @@ public struct Report: Codable, Sendable, Equatable {
     /// The machine's factor in each round of each process, when a process ran several rounds
     /// (`perfkit run`); nil in reports of older perfkits.
     public var roundFactors: RoundFactors?
+    /// A baseline's far-spread benchmarks (and the quickest others, for the machine's factor) measured
+    /// again in a few processes that all hashed with Swift's one fixed seed (`SWIFT_DETERMINISTIC_HASHING=1`),
+    /// to tell whether the seed is what moves them (``ProcessSpread/fixedHashSeedSpreadPercent``). Apart
+    /// from `benchmarks`, whose processes each hashed with a seed of its own, and compared with nothing:
+    /// a change's cost can itself depend on the seed (docs/regression-gate.md, "One fixed hash seed").
+    public var fixedHashSeedProcesses: [BenchmarkResult]?
 
     public init(
         tool: ToolInfo = ToolInfo(),
@@ -50,7 +56,8 @@ public struct Report: Codable, Sendable, Equatable {
         comparison: Comparison? = nil,
         stalls: [StallRecord]? = nil,
         startup: [StartupResult]? = nil,
-        roundFactors: RoundFactors? = nil
+        roundFactors: RoundFactors? = nil,
+        fixedHashSeedProcesses: [BenchmarkResult]? = nil
     ) {
         self.schemaVersion = Report.currentSchemaVersion
         self.tool = tool
@@ -66,6 +73,7 @@ public struct Report: Codable, Sendable, Equatable {
         self.stalls = stalls
         self.startup = startup
         self.roundFactors = roundFactors
+        self.fixedHashSeedProcesses = fixedHashSeedProcesses
     }
 }
 

@@ -17,7 +17,8 @@ extension RunCommand {
     /// measured in `--spread-processes` more processes (twice `--processes` by default), each with
     /// the quickest others: a gate's looks narrow their interval only as far as the baseline's
     /// processes allow (their share of the interval, s·√(1/n), is 3.2% at n = 10 and 1.8% at 30
-    /// for processes that lie ~30% apart, s ≈ 10%).
+    /// for processes that lie ~30% apart, s ≈ 10%). Then in ``fixedHashSeedProcessCount`` with
+    /// Swift's hash seed fixed, for the finding: whether the seed is what moves them.
     func measureSpreadBenchmarks(_ report: Report) throws -> Report {
         let policy = RegressionGate.MoreProcesses()
         let count = spreadProcesses ?? 2 * processes
@@ -28,18 +29,29 @@ extension RunCommand {
             "\($0.key) (\(String(format: "%.0f", $0.value))%)"
         }
         let others = spread.benchmarks.filter { spread.spread[$0] == nil }
+        // Already run with SWIFT_DETERMINISTIC_HASHING set, every process hashed alike: nothing to tell.
+        let fixedSeed = EnvironmentCapture.deterministicHashing() ? 0 : Self.fixedHashSeedProcessCount
         printError(
             "run: processes lie more than \(String(format: "%g", policy.baselineSpreadPercent))% apart in "
                 + named.joined(separator: ", ") + "; measuring \(named.count == 1 ? "it" : "them") in \(count) more "
                 + "processes\(others.isEmpty ? "" : " with \(others.joined(separator: ", ")) (the machine's factor)"), "
-                + "so that a gate can narrow its interval against this baseline (--spread-processes 0 skips)\n")
-        let more = try ProcessRuns(
-            count: count, filter: InterleavedComparison.filter(matchingExactly: spread.benchmarks)
-        ).measure()
+                + "so that a gate can narrow its interval against this baseline (--spread-processes 0 skips)"
+                + "\(fixedSeed == 0 ? "" : ", and in \(fixedSeed) with Swift's hash seed fixed, to tell whether it is the seed")\n"
+        )
+        let filter = InterleavedComparison.filter(matchingExactly: spread.benchmarks)
+        let more = try ProcessRuns(count: count, filter: filter).measure()
         var extended = RegressionGate.appendingProcesses(of: more, to: report)
         extended.settings.processes = processes + count
+        guard fixedSeed > 0, more.complete, !InterruptFlag.isSet else { return extended }
+        extended.fixedHashSeedProcesses =
+            try ProcessRuns(count: fixedSeed, filter: filter, fixedHashSeed: true).measure().benchmarks
         return extended
     }
+
+    /// Processes a baseline measures its far-spread benchmarks in with Swift's hash seed fixed
+    /// (``Report/fixedHashSeedProcesses``): enough to tell a spread of 1–5% from 20–60% (the route
+    /// lookups of #61, 2026-12-07), ~2 s each for a package like Examples/collections-gate.
+    static let fixedHashSeedProcessCount = 5
 
     /// The gate's second look at `suspects` (``RegressionGate/decide(baseline:current:remeasure:)``),
     /// as its ``RegressionGate/SecondLook`` says; nil (the first verdicts stand) for a run in one
