@@ -24,7 +24,8 @@ struct ProcessRuns {
     /// older build knows too).
     var arguments: [String]? = nil
     /// Whether each child hashes with Swift's one fixed seed (`SWIFT_DETERMINISTIC_HASHING=1`) rather
-    /// than a seed of its own: a baseline's far-spread benchmarks and the looks compared with them.
+    /// than a seed of its own: a baseline's few processes that tell whether the seed is what moves a
+    /// far-spread benchmark (``Report/fixedHashSeedProcesses``).
     var fixedHashSeed = false
 
     /// What each child runs: this process's arguments, then where its report goes. Only the first
