@@ -28,13 +28,16 @@ public enum EnvironmentCapture {
             deterministicHashing: deterministicHashing())
     }
 
+    /// The variable that makes Swift hash with its one fixed seed, read by its runtime at start.
+    package static let deterministicHashingVariable = "SWIFT_DETERMINISTIC_HASHING"
+
     /// Whether Swift hashes with its one fixed seed here rather than a seed of this process's own:
     /// `SWIFT_DETERMINISTIC_HASHING` true as the runtime parses a boolean (its first character one
     /// of `1`, `t`, `T`, `y`, `Y`).
     package static func deterministicHashing(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
-        guard let first = environment["SWIFT_DETERMINISTIC_HASHING"]?.first else { return false }
+        guard let first = environment[deterministicHashingVariable]?.first else { return false }
         return "1tTyY".contains(first)
     }
 

@@ -39,7 +39,7 @@ enum CallgrindLauncher {
         environment[CallgrindInstructionCounter.outputFileEnvironmentKey] = outputFile
         environment[PerfkitProcess.originalExecutableKey] = executable.path
         // Swift seeds its hashing per process; identical counts need identical hash tables.
-        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+        environment[EnvironmentCapture.deterministicHashingVariable] = "1"
         // The copy finds the libraries built next to the original (malloc-interposer) from here.
         let libraryDirectory = executable.deletingLastPathComponent().path
         environment["LD_LIBRARY_PATH"] = [libraryDirectory, environment["LD_LIBRARY_PATH"]].compactMap { $0 }

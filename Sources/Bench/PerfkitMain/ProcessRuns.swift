@@ -89,7 +89,9 @@ struct ProcessRuns {
 
     /// This process's environment with Swift's hash seed fixed, as the runtime reads it at start.
     static var fixedHashSeedEnvironment: [String: String] {
-        ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, fixed in fixed }
+        ProcessInfo.processInfo.environment.merging([EnvironmentCapture.deterministicHashingVariable: "1"]) {
+            _, fixed in fixed
+        }
     }
 
     private func merged(_ reports: [Report]) -> Report {

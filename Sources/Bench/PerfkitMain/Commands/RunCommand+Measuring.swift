@@ -30,21 +30,21 @@ extension RunCommand {
         }
         let others = spread.benchmarks.filter { spread.spread[$0] == nil }
         // Already run with SWIFT_DETERMINISTIC_HASHING set, every process hashed alike: nothing to tell.
-        let fixedSeed = EnvironmentCapture.deterministicHashing() ? 0 : Self.fixedHashSeedProcessCount
+        let fixedSeedProcesses = EnvironmentCapture.deterministicHashing() ? 0 : Self.fixedHashSeedProcessCount
         printError(
             "run: processes lie more than \(String(format: "%g", policy.baselineSpreadPercent))% apart in "
                 + named.joined(separator: ", ") + "; measuring \(named.count == 1 ? "it" : "them") in \(count) more "
                 + "processes\(others.isEmpty ? "" : " with \(others.joined(separator: ", ")) (the machine's factor)"), "
                 + "so that a gate can narrow its interval against this baseline (--spread-processes 0 skips)"
-                + "\(fixedSeed == 0 ? "" : ", and in \(fixedSeed) with Swift's hash seed fixed, to tell whether it is the seed")\n"
+                + "\(fixedSeedProcesses == 0 ? "" : ", and in \(fixedSeedProcesses) with Swift's hash seed fixed, to tell whether it is the seed")\n"
         )
         let filter = InterleavedComparison.filter(matchingExactly: spread.benchmarks)
         let more = try ProcessRuns(count: count, filter: filter).measure()
         var extended = RegressionGate.appendingProcesses(of: more, to: report)
         extended.settings.processes = processes + count
-        guard fixedSeed > 0, more.complete, !InterruptFlag.isSet else { return extended }
+        guard fixedSeedProcesses > 0, more.complete, !InterruptFlag.isSet else { return extended }
         extended.fixedHashSeedProcesses =
-            try ProcessRuns(count: fixedSeed, filter: filter, fixedHashSeed: true).measure().benchmarks
+            try ProcessRuns(count: fixedSeedProcesses, filter: filter, fixedHashSeed: true).measure().benchmarks
         return extended
     }
 
