@@ -19,7 +19,7 @@ markdown table and writes every trial's outcome as JSON.
 
 usage: scripts/trials.py [--trials K] [--conditions quiet,one-busy,both-busy,moving] [--injected heap|sort|lookup]
                          [--gates wall-time,wall-beside,count,ci] [--baseline-processes N]
-                         [--candidate-processes M] [--decide-within SECONDS] [--json FILE]
+                         [--candidate-processes M] [--decide-within SECONDS] [--spread-processes N] [--json FILE]
 """
 import argparse
 import glob
@@ -121,7 +121,7 @@ def start_condition(condition):
     return lambda: stop(neighbours)
 
 
-def measure_baselines(gates, executables, work, baseline_processes, host):
+def measure_baselines(gates, executables, work, baseline_processes, host, spread=()):
     """The wall-time and count baselines the gates in `gates` need, measured on `host` ("quiet", or
     "moving" while its neighbour comes and goes); returns them and the wall baseline's process spread."""
     baselines = {}
@@ -130,7 +130,7 @@ def measure_baselines(gates, executables, work, baseline_processes, host):
         print(f"trials: wall-time baseline, {baseline_processes} processes, {host}", file=sys.stderr)
         directory = os.path.join(work, f"wall-baseline-{host}")
         subprocess.run([executables["base"], "run", "--processes", str(baseline_processes),
-                        "--output", directory, "--format", "json"], check=True,
+                        "--output", directory, "--format", "json", *spread], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         baselines["wall"] = glob.glob(os.path.join(directory, "*", "report.json"))[0]
         with open(baselines["wall"]) as f:
@@ -193,6 +193,7 @@ def main():
     parser.add_argument("--baseline-processes", type=int, default=10)
     parser.add_argument("--candidate-processes", type=int, default=3)
     parser.add_argument("--decide-within", help="the wall-time gates' --decide-within (default: perfkit's)")
+    parser.add_argument("--spread-processes", help="the wall-time baseline's --spread-processes (default: perfkit's)")
     parser.add_argument("--injected", default="heap", choices=sorted(INJECTIONS),
                         help="the benchmark the +5%% and +10%% builds change (default heap)")
     parser.add_argument("--json", help="write every trial's outcome here")
@@ -213,9 +214,10 @@ def main():
         # The quiet baselines serve every condition but the moving host, which measures its own.
         baselines = {}
         floors = {}
+        spread = ["--spread-processes", args.spread_processes] if args.spread_processes is not None else []
         if any(condition != MOVING for condition in conditions):
             baselines["quiet"], floors["quiet"] = measure_baselines(
-                gates, executables, work, args.baseline_processes, "quiet")
+                gates, executables, work, args.baseline_processes, "quiet", spread)
 
         decide = ["--decide-within", args.decide_within] if args.decide_within is not None else []
         gate_arguments = {
@@ -240,7 +242,7 @@ def main():
                 if host == MOVING:
                     # Baseline included: the neighbour comes and goes while it is measured too.
                     baselines[MOVING], floors[MOVING] = measure_baselines(
-                        gates, executables, work, args.baseline_processes, MOVING)
+                        gates, executables, work, args.baseline_processes, MOVING, spread)
                 for number in range(args.trials):
                     order = variants[number % 3:] + variants[:number % 3]
                     for gate in gates:
