@@ -345,51 +345,6 @@ import Testing
         #expect(againstThirty.verdict == .regressed, "\(againstThirty.explanation)")
     }
 
-    /// A look's size is set by the time left, never by what was measured: the first look the fewest,
-    /// later ones the time left shared over the looks left at the pace so far; a look that no longer fits
-    /// is none. A 20 s budget keeps looks of 2 processes; 120 s buys looks of 10 (2 s a process).
-    @Test func aLongerBudgetBuysLargerLooksNotMoreOfThem() throws {
-        let policy = gate.moreProcesses
-        #expect(policy.processes(forLook: 0, secondsLeft: 20, secondsPerProcess: nil) == 2)
-        #expect(policy.processes(forLook: 0, secondsLeft: 0, secondsPerProcess: nil) == nil)
-        #expect(policy.processes(forLook: 1, secondsLeft: 15.4, secondsPerProcess: 2.3) == 2)
-        #expect(policy.processes(forLook: 1, secondsLeft: 115, secondsPerProcess: 2.3) == 10)
-        #expect(policy.processes(forLook: 5, secondsLeft: 20, secondsPerProcess: 2) == 10)
-        #expect(policy.processes(forLook: 3, secondsLeft: 3.9, secondsPerProcess: 2) == nil)
-        #expect(policy.processes(forLook: policy.maximumLooks, secondsLeft: 100, secondsPerProcess: 2) == nil)
-
-        /// Looks on a virtual clock (2 s a process) with `budget` seconds: the heap +8%, its processes
-        /// ~10% apart, against a baseline of 50; returns the entry and the processes the looks added.
-        func decided(budget: Double) throws -> (ComparisonEntry, Int) {
-            let heap = Self.ids[0]
-            let ten = Self.report(processes: 10, heapSpread: 0.1, seed: 1)
-            let spread = try #require(gate.moreProcesses.spreadBenchmarks(in: ten))
-            let baseline = RegressionGate.appendingProcesses(
-                of: Self.report(processes: 40, ids: spread.benchmarks, heapSpread: 0.1, seed: 3), to: ten)
-            let current = Self.report(processes: 3, ratios: [heap: 1.08], heapSpread: 0.1, seed: 2)
-            let first = gate.decide(baseline: baseline, current: current)
-            var added = 0
-            var looks = 0
-            let later = gate.decideUndecided(first, baseline: baseline, current: current, interleaved: false) { ids in
-                guard
-                    let count = policy.processes(
-                        forLook: looks, secondsLeft: budget - 2 * Double(added),
-                        secondsPerProcess: added == 0 ? nil : 2)
-                else { return nil }
-                looks += 1
-                let again = Self.report(
-                    processes: count, ids: ids, ratios: [heap: 1.08], heapSpread: 0.1, seed: 40 + UInt64(looks))
-                added += count
-                return RegressionGate.Remeasured(baseline: baseline, current: again)
-            }
-            return (try entry(later), added)
-        }
-        let (short, shortAdded) = try decided(budget: 20)
-        #expect(short.verdict == .withinNoise && shortAdded <= 10, "\(short.explanation)")
-        let (long, longAdded) = try decided(budget: 120)
-        #expect(long.verdict == .regressed && longAdded > 20, "\(long.explanation)")
-    }
-
     /// The baseline's finding says what its few processes with one fixed hash seed showed: the seed,
     /// when they lie far closer together than those with a seed each; else its layout (#61 item 2).
     @Test func aBaselineSaysWhetherItsSpreadIsTheHashSeed() throws {

@@ -17,7 +17,7 @@ extension RegressionGate {
     public struct MoreProcesses: Sendable, Equatable {
         /// Seconds a command may spend on looks; 0: none, the first look's verdicts stand.
         public var budgetSeconds: Double = 20
-        /// Processes the first look adds to each side it measures, and the fewest any look adds.
+        /// Processes a look adds to each side it measures.
         public var processesPerLook = 2
         /// Looks at most; the level each look is tested at is set by it.
         public var maximumLooks = 6
@@ -38,19 +38,6 @@ extension RegressionGate {
         public var baselineSpreadPercent = 15.0
 
         public init() {}
-
-        /// Processes look `look` (from 0) adds to each side: ``processesPerLook`` at the first; later,
-        /// the processes `secondsLeft` affords at the pace of the looks so far (`secondsPerProcess`),
-        /// shared over the looks left, at least ``processesPerLook``; nil when that many no longer fit.
-        /// Set by time only, never by what was measured, so each look's level stays α/``maximumLooks``:
-        /// a longer `--decide-within` buys larger looks, not more of them (docs/regression-gate.md).
-        package func processes(forLook look: Int, secondsLeft: Double, secondsPerProcess: Double?) -> Int? {
-            guard look < maximumLooks, secondsLeft > 0 else { return nil }
-            guard look > 0, let secondsPerProcess, secondsPerProcess > 0 else { return processesPerLook }
-            let affordable = Int((secondsLeft / secondsPerProcess).rounded(.down))
-            guard affordable >= processesPerLook else { return nil }
-            return max(processesPerLook, affordable / (maximumLooks - look))
-        }
 
         /// What a baseline measures again: its benchmarks whose processes lie further apart than
         /// ``baselineSpreadPercent``, each with its spread, and with them the quickest others, so that

@@ -71,9 +71,9 @@ extension RunCommand {
     }
 
     /// The gate's later looks at what its first left undecided (``RegressionGate/decideUndecided(_:baseline:current:interleaved:measure:)``):
-    /// each look as many processes as ``RegressionGate/MoreProcesses/processes(forLook:secondsLeft:secondsPerProcess:)``
-    /// says `--decide-within`'s time left affords, alternating with the baseline's build when
-    /// `--baseline-binary` gave it; a run in one process keeps its verdicts.
+    /// each look ``RegressionGate/MoreProcesses/processesPerLook`` processes, alternating with the
+    /// baseline's build when `--baseline-binary` gave it, while `--decide-within` has time for one
+    /// more (judged by the last look's time); a run in one process keeps its verdicts.
     func measureUndecided(_ decision: RegressionGate.Decision, baseline: GatedBaseline, current report: Report) throws
         -> RegressionGate.Decision
     {
@@ -94,45 +94,32 @@ extension RunCommand {
         )
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int64(policy.budgetSeconds * 1000))
-        var spent: (seconds: Double, processes: Int) = (0, 0)
+        var lastLook: Duration = .zero
         var look = 0
         let decided = try baseline.gate.decideUndecided(
             decision, baseline: baseline.report, current: report, interleaved: baseBuild != nil
         ) { ids in
-            guard !InterruptFlag.isSet,
-                let count = policy.processes(
-                    forLook: look, secondsLeft: (deadline - clock.now) / .seconds(1),
-                    secondsPerProcess: spent.processes == 0 ? nil : spent.seconds / Double(spent.processes))
-            else { return nil }
+            guard !InterruptFlag.isSet, deadline - clock.now > lastLook else { return nil }
             let started = clock.now
             let filter = InterleavedComparison.filter(matchingExactly: ids)
             var sides: [InterleavedComparison.Side: Report] = [:]
-            for _ in 0..<count where !InterruptFlag.isSet {
-                let order = InterleavedComparison.order(round: spent.processes)
+            for index in 0..<policy.processesPerLook {
+                let order = InterleavedComparison.order(round: look * policy.processesPerLook + index)
                 for side in [order.first, order.second] where side == .current || baseBuild != nil {
                     let runs = ProcessRuns(
                         count: 1, filter: filter, executable: side == .current ? PerfkitProcess.executable : baseBuild!,
                         arguments: measuringArguments)
                     sides[side] = RegressionGate.appendingProcesses(of: try runs.measure(), to: sides[side])
                 }
-                spent.processes += 1
             }
             look += 1
-            spent.seconds += (clock.now - started) / .seconds(1)
+            lastLook = clock.now - started
             return RegressionGate.Remeasured(baseline: sides[.baseline] ?? baseline.report, current: sides[.current]!)
         }
         // What the looks did, a line each: "…/heap (regressed): undecided after 3 processes, decided by …".
         for entry in decided.comparison.entries where undecided.contains(entry.id) {
             guard let clause = entry.explanation.split(separator: ";").first else { continue }
             printError("run: \(entry.id) (\(entry.verdict.rawValue)): \(clause)\n")
-        }
-        let open = decided.comparison.entries.filter { undecided.contains($0.id) && $0.verdict == .withinNoise }
-        if !open.isEmpty, !InterruptFlag.isSet {
-            // Each look's level is fixed, so more time buys larger looks (docs/regression-gate.md).
-            printError(
-                "run: \(open.map(\.id).joined(separator: ", ")) still within noise after the looks --decide-within "
-                    + "\(String(format: "%g", policy.budgetSeconds)) allowed; a larger one measures more processes in each look\n"
-            )
         }
         return decided
     }
