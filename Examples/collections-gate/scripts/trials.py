@@ -276,7 +276,9 @@ def main():
                            "injected": INJECTED,
                            "baselineProcessSpreadPercent": floors if "wall" in gates or "wall-beside" in gates else None,
                            "baselineProcesses": args.baseline_processes,
-                           "candidateProcesses": args.candidate_processes, "results": results}, f, indent=1)
+                           "candidateProcesses": args.candidate_processes,
+                           "spreadProcesses": args.spread_processes, "decideWithin": args.decide_within,
+                           "results": results}, f, indent=1)
         print(table(results, conditions, gates, args.trials))
     finally:
         shutil.rmtree(work, ignore_errors=True)
