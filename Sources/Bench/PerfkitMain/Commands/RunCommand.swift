@@ -109,7 +109,7 @@ struct RunCommand: ParsableCommand {
                 Only when recording a baseline (--processes 8 or more, no --baseline); default: twice \
                 --processes. Each measures those benchmarks with the quickest others (for the machine's \
                 factor): a gate's interval against a stored baseline narrows only as far as its processes \
-                allow. Then 5 with Swift's hash seed fixed (SWIFT_DETERMINISTIC_HASHING=1), for the finding: \
+                allow. Then \(RunCommand.fixedHashSeedProcessCount) with Swift's hash seed fixed (SWIFT_DETERMINISTIC_HASHING=1), for the finding: \
                 whether the seed is what moves them. 0 skips both.
                 """))
     var spreadProcesses: Int?
